@@ -1,0 +1,331 @@
+package gkeemu
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// validVersions are the GKE versions the emulator offers, newest first. "1.34" resolves to the newest 1.34 patch.
+var validVersions = []string{"1.35.0-gke.1795000", "1.34.1-gke.1829001", "1.34.0-gke.1662000", "1.33.5-gke.1201000", "1.32.9-gke.1108000"}
+
+const defaultVersion = "1.34.1-gke.1829001"
+
+var nameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+
+func resolveVersion(v string) (string, *apiError) {
+	switch v {
+	case "", "-":
+		return defaultVersion, nil
+	case "latest":
+		return validVersions[0], nil
+	}
+	for _, known := range validVersions {
+		if known == v || strings.HasPrefix(known, v+".") || strings.HasPrefix(known, v+"-") {
+			return known, nil
+		}
+	}
+	return "", invalid("Version %q is invalid.", v)
+}
+
+func (s *Server) getServerConfig(r *request) (proto.Message, *apiError) {
+	return &containerpb.ServerConfig{
+		DefaultClusterVersion: defaultVersion,
+		ValidMasterVersions:   validVersions,
+		ValidNodeVersions:     validVersions,
+		DefaultImageType:      "COS_CONTAINERD",
+		ValidImageTypes:       []string{"COS_CONTAINERD", "UBUNTU_CONTAINERD"},
+		Channels: []*containerpb.ServerConfig_ReleaseChannelConfig{
+			{Channel: containerpb.ReleaseChannel_RAPID, DefaultVersion: validVersions[0], ValidVersions: validVersions[:2]},
+			{Channel: containerpb.ReleaseChannel_REGULAR, DefaultVersion: defaultVersion, ValidVersions: validVersions[1:3]},
+			{Channel: containerpb.ReleaseChannel_STABLE, DefaultVersion: validVersions[3], ValidVersions: validVersions[3:]},
+		},
+	}, nil
+}
+
+// getService answers Service Usage's services.get: every API is enabled in the emulator.
+func (s *Server) getService(r *request) (proto.Message, *apiError) {
+	st, _ := structpb.NewStruct(map[string]any{"name": strings.Join(r.parts, "/"), "state": "ENABLED"})
+	return st, nil
+}
+
+func clusterName(project, location, name string) string {
+	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", project, location, name)
+}
+
+// lookupCluster finds the cluster a path names (projects/P/locations/L/clusters/C/...).
+func (s *Server) lookupCluster(p []string) (*cluster, *apiError) {
+	name := clusterName(p[1], p[3], p[5])
+	c, ok := s.clusters[name]
+	if !ok {
+		return nil, notFound(name)
+	}
+	return c, nil
+}
+
+func (s *Server) decode(r *request, m proto.Message) *apiError {
+	if err := (protojson.UnmarshalOptions{}).Unmarshal(r.body, m); err != nil {
+		return invalid("Invalid JSON payload received. %v", err)
+	}
+	return nil
+}
+
+func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
+	req := &containerpb.CreateClusterRequest{}
+	if e := s.decode(r, req); e != nil {
+		return nil, e
+	}
+	project, location := r.parts[1], r.parts[3]
+	in := req.GetCluster()
+	if in == nil {
+		return nil, invalid("Cluster must be specified.")
+	}
+	if !nameRE.MatchString(in.Name) {
+		return nil, invalid("Invalid value for field 'cluster.name': %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)'", in.Name)
+	}
+	name := clusterName(project, location, in.Name)
+	if _, exists := s.clusters[name]; exists {
+		return nil, errorf(codes.AlreadyExists, "Already exists: %s.", name)
+	}
+	version, e := resolveVersion(in.InitialClusterVersion)
+	if e != nil {
+		return nil, e
+	}
+	pb := proto.Clone(in).(*containerpb.Cluster)
+	if len(pb.NodePools) == 0 && !pb.GetAutopilot().GetEnabled() {
+		count := pb.InitialNodeCount
+		if count == 0 {
+			count = 3
+		}
+		pb.NodePools = []*containerpb.NodePool{{Name: "default-pool", InitialNodeCount: count, Config: pb.NodeConfig}}
+	}
+	pb.InitialNodeCount = 0
+	now := s.opts.Now().UTC()
+	pb.Location, pb.Zone = location, location
+	pb.Locations = []string{location}
+	pb.SelfLink = fmt.Sprintf("%s/v1/%s", selfLinkHost, strings.Replace(name, "/locations/", "/zones/", 1))
+	pb.Id = fmt.Sprintf("%032x", now.UnixNano())
+	pb.CreateTime = now.Format(time.RFC3339)
+	pb.CurrentMasterVersion, pb.CurrentNodeVersion = version, version
+	pb.Endpoint = s.opts.ClusterEndpoint
+	pb.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: s.opts.ClusterCACertificate}
+	pb.Status = containerpb.Cluster_PROVISIONING
+	if pb.Network == "" {
+		pb.Network, pb.Subnetwork = "default", "default"
+	}
+	if pb.ReleaseChannel == nil {
+		pb.ReleaseChannel = &containerpb.ReleaseChannel{Channel: containerpb.ReleaseChannel_REGULAR}
+	}
+	if pb.LoggingService == "" {
+		pb.LoggingService, pb.MonitoringService = "logging.googleapis.com/kubernetes", "monitoring.googleapis.com/kubernetes"
+	}
+	if pb.ClusterIpv4Cidr == "" {
+		pb.ClusterIpv4Cidr, pb.ServicesIpv4Cidr = "10.68.0.0/14", "34.118.224.0/20"
+	}
+	c := &cluster{pb: pb, project: project, nodeCounts: map[string]int{}}
+	for _, np := range pb.NodePools {
+		if e := s.validateNodePool(c, np); e != nil {
+			return nil, e
+		}
+		s.fillNodePool(c, np)
+	}
+	pb.NodeConfig = proto.Clone(pb.NodePools[0].GetConfig()).(*containerpb.NodeConfig)
+	s.clusters[name] = c
+	return s.startOp(c, containerpb.Operation_CREATE_CLUSTER, name, func() *apiError {
+		c.pb.Status = containerpb.Cluster_RUNNING
+		total := int32(0)
+		for _, np := range c.pb.NodePools {
+			np.Status = containerpb.NodePool_RUNNING
+			c.nodeCounts[np.Name] = int(np.InitialNodeCount)
+			total += np.InitialNodeCount
+		}
+		c.pb.CurrentNodeCount = total
+		return nil
+	}), nil
+}
+
+func (s *Server) getCluster(r *request) (proto.Message, *apiError) {
+	c, e := s.lookupCluster(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	return c.pb, nil
+}
+
+func (s *Server) listClusters(r *request) (proto.Message, *apiError) {
+	project, location := r.parts[1], r.parts[3]
+	names := make([]string, 0, len(s.clusters))
+	for name, c := range s.clusters {
+		if c.project == project && (location == "-" || c.pb.Location == location) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	out := &containerpb.ListClustersResponse{}
+	for _, n := range names {
+		out.Clusters = append(out.Clusters, s.clusters[n].pb)
+	}
+	return out, nil
+}
+
+func (s *Server) deleteCluster(r *request) (proto.Message, *apiError) {
+	c, e := s.lookupCluster(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	if e := s.checkIdle(c); e != nil {
+		return nil, e
+	}
+	name := clusterName(r.parts[1], r.parts[3], r.parts[5])
+	c.pb.Status = containerpb.Cluster_STOPPING
+	return s.startOp(c, containerpb.Operation_DELETE_CLUSTER, name, func() *apiError {
+		delete(s.clusters, name)
+		return nil
+	}), nil
+}
+
+// mutateCluster runs an in-place cluster change as an UPDATE_CLUSTER operation: the change is checked at once and
+// applied when the operation is DONE, with the cluster RECONCILING meanwhile.
+func (s *Server) mutateCluster(r *request, check func(c *cluster) (apply func(), e *apiError)) (proto.Message, *apiError) {
+	c, e := s.lookupCluster(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	if e := s.checkIdle(c); e != nil {
+		return nil, e
+	}
+	apply, e := check(c)
+	if e != nil {
+		return nil, e
+	}
+	c.pb.Status = containerpb.Cluster_RECONCILING
+	return s.startOp(c, containerpb.Operation_UPDATE_CLUSTER, clusterName(r.parts[1], r.parts[3], r.parts[5]), func() *apiError {
+		apply()
+		c.pb.Status = containerpb.Cluster_RUNNING
+		return nil
+	}), nil
+}
+
+func (s *Server) updateCluster(r *request) (proto.Message, *apiError) {
+	req := &containerpb.UpdateClusterRequest{}
+	if e := s.decode(r, req); e != nil {
+		return nil, e
+	}
+	u := req.GetUpdate()
+	if u == nil {
+		return nil, invalid("Update must be specified.")
+	}
+	// A node pool's autoscaling is changed through the cluster ("gcloud container clusters update --node-pool").
+	if u.DesiredNodePoolAutoscaling != nil {
+		c, e := s.lookupCluster(r.parts)
+		if e != nil {
+			return nil, e
+		}
+		np := findPool(c, u.DesiredNodePoolId)
+		if np == nil {
+			return nil, notFound(clusterName(r.parts[1], r.parts[3], r.parts[5]) + "/nodePools/" + u.DesiredNodePoolId)
+		}
+		return s.changeAutoscaling(r, c, np, u.DesiredNodePoolAutoscaling, containerpb.Operation_UPDATE_CLUSTER)
+	}
+	return s.mutateCluster(r, func(c *cluster) (func(), *apiError) {
+		var changes []func()
+		if u.DesiredAddonsConfig != nil {
+			changes = append(changes, func() { c.pb.AddonsConfig = mergeAddons(c.pb.AddonsConfig, u.DesiredAddonsConfig) })
+		}
+		if u.DesiredGcfsConfig != nil {
+			changes = append(changes, func() {
+				if c.pb.NodePoolDefaults == nil {
+					c.pb.NodePoolDefaults = &containerpb.NodePoolDefaults{}
+				}
+				if c.pb.NodePoolDefaults.NodeConfigDefaults == nil {
+					c.pb.NodePoolDefaults.NodeConfigDefaults = &containerpb.NodeConfigDefaults{}
+				}
+				c.pb.NodePoolDefaults.NodeConfigDefaults.GcfsConfig = u.DesiredGcfsConfig
+			})
+		}
+		if u.DesiredReleaseChannel != nil {
+			changes = append(changes, func() { c.pb.ReleaseChannel = u.DesiredReleaseChannel })
+		}
+		if v := u.DesiredMasterVersion; v != "" {
+			resolved, e := resolveVersion(v)
+			if e != nil {
+				return nil, e
+			}
+			changes = append(changes, func() { c.pb.CurrentMasterVersion = resolved })
+		}
+		if len(changes) == 0 {
+			return nil, invalid("Must specify a field to update.")
+		}
+		return func() {
+			for _, f := range changes {
+				f()
+			}
+		}, nil
+	})
+}
+
+func (s *Server) setAddons(r *request) (proto.Message, *apiError) {
+	req := &containerpb.SetAddonsConfigRequest{}
+	if e := s.decode(r, req); e != nil {
+		return nil, e
+	}
+	if req.AddonsConfig == nil {
+		return nil, invalid("Addons config must be specified.")
+	}
+	return s.mutateCluster(r, func(c *cluster) (func(), *apiError) {
+		return func() { c.pb.AddonsConfig = mergeAddons(c.pb.AddonsConfig, req.AddonsConfig) }, nil
+	})
+}
+
+func (s *Server) setResourceLabels(r *request) (proto.Message, *apiError) {
+	req := &containerpb.SetLabelsRequest{}
+	if e := s.decode(r, req); e != nil {
+		return nil, e
+	}
+	c, e := s.lookupCluster(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	if req.LabelFingerprint != "" && req.LabelFingerprint != c.pb.LabelFingerprint {
+		return nil, errorf(codes.FailedPrecondition, "Labels could not be set due to fingerprint mismatch; try again with the latest fingerprint.")
+	}
+	return s.mutateCluster(r, func(c *cluster) (func(), *apiError) {
+		return func() {
+			c.pb.ResourceLabels = req.ResourceLabels
+			c.pb.LabelFingerprint = fmt.Sprintf("%08x", len(req.ResourceLabels)*2654435761+int(s.nextID))
+		}, nil
+	})
+}
+
+// mergeAddons sets the add-ons that the request names and keeps the others, as GKE does.
+func mergeAddons(cur, in *containerpb.AddonsConfig) *containerpb.AddonsConfig {
+	if cur == nil {
+		return proto.Clone(in).(*containerpb.AddonsConfig)
+	}
+	// Field by field, not proto.Merge: an add-on turned off ({"disabled": true} -> {}) must replace the old message.
+	out := proto.Clone(cur).(*containerpb.AddonsConfig)
+	dst := out.ProtoReflect()
+	in.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		dst.Set(fd, v)
+		return true
+	})
+	return out
+}
+
+func findPool(c *cluster, name string) *containerpb.NodePool {
+	for _, np := range c.pb.NodePools {
+		if np.Name == name {
+			return np
+		}
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package gkeemu
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+)
+
+// faults are the failures a test has asked for. They are consumed in order, under s.mu.
+type faults struct {
+	// byMethod fails the next calls of an RPC (e.g. "CreateNodePool") before the emulator looks at them.
+	byMethod map[string][]*apiError
+	// stockouts makes the next creations of these node pools end in a GCE_STOCKOUT-style error, leaving the pool ERROR.
+	stockouts map[string]int
+	// extraDelay is added to every new operation, to play a slow GKE.
+	extraDelay time.Duration
+}
+
+func (f *faults) take(method string) *apiError {
+	q := f.byMethod[method]
+	if len(q) == 0 {
+		return nil
+	}
+	f.byMethod[method] = q[1:]
+	return q[0]
+}
+
+func (f *faults) takeStockout(pool string) bool {
+	if f.stockouts[pool] == 0 {
+		return false
+	}
+	f.stockouts[pool]--
+	return true
+}
+
+// FailNext makes the next n calls of method (an RPC name such as "CreateNodePool" or "GetOperation") fail with the
+// HTTP status and message, before the emulator acts on them. An empty message gets a stock one for the status.
+func (s *Server) FailNext(method string, n int, httpStatus int, message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.faults.byMethod == nil {
+		s.faults.byMethod = map[string][]*apiError{}
+	}
+	code := codeForHTTP(httpStatus)
+	if message == "" {
+		message = stockMessage(code)
+	}
+	for i := 0; i < n; i++ {
+		s.faults.byMethod[method] = append(s.faults.byMethod[method], &apiError{httpCode: httpStatus, code: code, message: message})
+	}
+}
+
+// Stockout makes the next n creations of the named node pool fail the way a zone without capacity does.
+func (s *Server) Stockout(pool string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.faults.stockouts == nil {
+		s.faults.stockouts = map[string]int{}
+	}
+	s.faults.stockouts[pool] += n
+}
+
+// SlowOperations adds d to the duration of every operation started from now on.
+func (s *Server) SlowOperations(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.extraDelay = d
+}
+
+// ClearFaults drops every pending fault.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = faults{}
+}
+
+func stockMessage(c codes.Code) string {
+	switch c {
+	case codes.ResourceExhausted:
+		return "Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' of service 'container.googleapis.com'."
+	case codes.Unavailable:
+		return "The service is currently unavailable."
+	case codes.Unauthenticated:
+		return "Request had invalid authentication credentials."
+	default:
+		return "Internal error encountered."
+	}
+}
+
+// adminPrefix serves fault injection and call counts to tests that run the emulator in another process.
+const adminPrefix = "/emulator/v1/"
+
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Method   string `json:"method"`
+		Count    int    `json:"count"`
+		HTTPCode int    `json:"httpCode"`
+		Message  string `json:"message"`
+		Pool     string `json:"pool"`
+		Delay    string `json:"delay"`
+	}
+	if r.Method == http.MethodPost {
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil && err.Error() != "EOF" {
+			writeError(w, invalid("bad admin request: %v", err))
+			return
+		}
+	}
+	if body.Count == 0 {
+		body.Count = 1
+	}
+	switch strings.TrimPrefix(r.URL.Path, adminPrefix) {
+	case "calls":
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(s.Calls())
+		return
+	case "calls:reset":
+		s.ResetCalls()
+	case "faults":
+		s.FailNext(body.Method, body.Count, body.HTTPCode, body.Message)
+	case "faults:clear":
+		s.ClearFaults()
+	case "stockouts":
+		s.Stockout(body.Pool, body.Count)
+	case "operations:settle":
+		s.Settle()
+	case "operationDelay", "slowOperations":
+		d, err := time.ParseDuration(body.Delay)
+		if err != nil {
+			writeError(w, invalid("bad delay %q: %v", body.Delay, err))
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "operationDelay") {
+			s.SetOperationDelay(d)
+		} else {
+			s.SlowOperations(d)
+		}
+	default:
+		writeError(w, errorf(codes.NotFound, "no admin endpoint %s", r.URL.Path))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,438 @@
+package gkeemu
+
+import (
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	rpccode "google.golang.org/genproto/googleapis/rpc/code"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+)
+
+var defaultScopes = []string{
+	"https://www.googleapis.com/auth/devstorage.read_only",
+	"https://www.googleapis.com/auth/logging.write",
+	"https://www.googleapis.com/auth/monitoring",
+	"https://www.googleapis.com/auth/service.management.readonly",
+	"https://www.googleapis.com/auth/servicecontrol",
+	"https://www.googleapis.com/auth/trace.append",
+}
+
+func poolName(p []string) string {
+	return clusterName(p[1], p[3], p[5]) + "/nodePools/" + p[7]
+}
+
+func (s *Server) lookupPool(p []string) (*cluster, *containerpb.NodePool, *apiError) {
+	c, e := s.lookupCluster(p)
+	if e != nil {
+		return nil, nil, e
+	}
+	np := findPool(c, p[7])
+	if np == nil {
+		return nil, nil, notFound(poolName(p))
+	}
+	return c, np, nil
+}
+
+// slice returns the TPU slice a pool's nodes form; a non-TPU pool is a slice of one node.
+func slice(np *containerpb.NodePool) (catalog.Slice, *apiError) {
+	mt := np.GetConfig().GetMachineType()
+	topology := np.GetPlacementPolicy().GetTpuTopology()
+	if !catalog.IsTPU(mt) {
+		if topology != "" {
+			return catalog.Slice{}, invalid("TPU topology can only be specified for TPU machine types; %q is not one.", mt)
+		}
+		return catalog.Slice{MachineType: mt, NodesPerSlice: 1}, nil
+	}
+	m, ok := catalog.Lookup(mt)
+	if !ok {
+		return catalog.Slice{}, invalid("Invalid machine type %q: it is not a supported TPU machine type.", mt)
+	}
+	if topology == "" {
+		return catalog.Slice{MachineType: mt, Accelerator: m.Accelerator, ChipsPerNode: m.ChipsPerVM, NodesPerSlice: 1, ChipsPerSlice: m.ChipsPerVM}, nil
+	}
+	sl, err := catalog.NewSlice(mt, topology)
+	if err != nil {
+		return catalog.Slice{}, invalid("Invalid TPU topology %q for machine type %q: %v.", topology, mt, err)
+	}
+	return sl, nil
+}
+
+// validateNodePool applies GKE's creation rules for what the DWS fallback setup touches: names, TPU machine types and
+// topologies, autoscaling bounds, and the flex-start and queued-provisioning constraints.
+func (s *Server) validateNodePool(c *cluster, np *containerpb.NodePool) *apiError {
+	if !nameRE.MatchString(np.Name) {
+		return invalid("Invalid value for field 'nodePool.name': %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)'", np.Name)
+	}
+	if np.Config == nil {
+		np.Config = &containerpb.NodeConfig{}
+	}
+	if np.Config.MachineType == "" {
+		np.Config.MachineType = "e2-medium"
+	}
+	sl, e := slice(np)
+	if e != nil {
+		return e
+	}
+	if np.InitialNodeCount < 0 {
+		return invalid("Invalid value for field 'nodePool.initialNodeCount': %d. Must be non-negative.", np.InitialNodeCount)
+	}
+	if sl.MultiHost() && np.InitialNodeCount%int32(sl.NodesPerSlice) != 0 {
+		return invalid("Node count %d is not a multiple of %d, the number of nodes in a %s TPU slice of machine type %s.",
+			np.InitialNodeCount, sl.NodesPerSlice, sl.Topology, sl.MachineType)
+	}
+	if e := validateAutoscaling(np, np.Autoscaling, sl); e != nil {
+		return e
+	}
+	consumes := np.Config.GetReservationAffinity().GetConsumeReservationType()
+	consumesReservation := consumes == containerpb.ReservationAffinity_ANY_RESERVATION || consumes == containerpb.ReservationAffinity_SPECIFIC_RESERVATION
+	if consumes == containerpb.ReservationAffinity_SPECIFIC_RESERVATION && np.Config.ReservationAffinity.Key == "" {
+		return invalid("Reservation affinity SPECIFIC_RESERVATION requires a key and values naming the reservation.")
+	}
+	if np.Config.GetFlexStart() {
+		if consumesReservation {
+			return invalid("Flex-start node pools cannot consume reservations; set reservation affinity to NO_RESERVATION.")
+		}
+		if np.Config.Spot || np.Config.Preemptible {
+			return invalid("Flex-start cannot be combined with Spot or preemptible VMs.")
+		}
+	}
+	if np.GetQueuedProvisioning().GetEnabled() {
+		if !np.GetAutoscaling().GetEnabled() {
+			return invalid("Queued provisioning requires autoscaling to be enabled on the node pool.")
+		}
+		if np.InitialNodeCount != 0 {
+			return invalid("Queued provisioning requires the initial node count to be 0, got %d.", np.InitialNodeCount)
+		}
+		if consumesReservation {
+			return invalid("Queued provisioning node pools cannot consume reservations; set reservation affinity to NO_RESERVATION.")
+		}
+	}
+	return nil
+}
+
+func validateAutoscaling(np *containerpb.NodePool, as *containerpb.NodePoolAutoscaling, sl catalog.Slice) *apiError {
+	if !as.GetEnabled() {
+		return nil
+	}
+	minN, maxN := as.MinNodeCount, as.MaxNodeCount
+	if as.TotalMinNodeCount != 0 || as.TotalMaxNodeCount != 0 {
+		minN, maxN = as.TotalMinNodeCount, as.TotalMaxNodeCount
+	}
+	if minN < 0 {
+		return invalid("Minimum node count %d must be non-negative.", minN)
+	}
+	if maxN < 1 {
+		return invalid("Maximum node count %d must be at least 1 when autoscaling is enabled.", maxN)
+	}
+	if minN > maxN {
+		return invalid("Minimum node count %d cannot be greater than maximum node count %d.", minN, maxN)
+	}
+	if maxN > 1000 {
+		return invalid("Maximum node count %d exceeds the per-zone limit of 1000.", maxN)
+	}
+	if sl.MultiHost() && (maxN%int32(sl.NodesPerSlice) != 0 || minN%int32(sl.NodesPerSlice) != 0) {
+		return invalid("Autoscaling limits (min %d, max %d) must be multiples of %d, the number of nodes in a %s TPU slice of machine type %s.",
+			minN, maxN, sl.NodesPerSlice, sl.Topology, sl.MachineType)
+	}
+	if np.GetQueuedProvisioning().GetEnabled() && minN != 0 {
+		return invalid("Queued provisioning requires a total minimum node count of 0, got %d.", minN)
+	}
+	return nil
+}
+
+// fillNodePool sets what GKE sets on a new node pool.
+func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
+	np.Status = containerpb.NodePool_PROVISIONING
+	if np.Version == "" {
+		np.Version = c.pb.CurrentNodeVersion
+	}
+	name := clusterName(c.project, c.pb.Location, c.pb.Name) + "/nodePools/" + np.Name
+	np.SelfLink = fmt.Sprintf("%s/v1/%s", selfLinkHost, strings.Replace(name, "/locations/", "/zones/", 1))
+	np.Locations = []string{c.pb.Location}
+	np.PodIpv4CidrSize = 24
+	np.Etag = fmt.Sprintf("%x", s.opts.Now().UnixNano())
+	cfg := np.Config
+	if cfg.DiskSizeGb == 0 {
+		cfg.DiskSizeGb = 100
+	}
+	if cfg.DiskType == "" {
+		cfg.DiskType = "pd-balanced"
+		if strings.HasPrefix(cfg.MachineType, "ct6e") || strings.HasPrefix(cfg.MachineType, "ct5p") {
+			cfg.DiskType = "hyperdisk-balanced"
+		}
+	}
+	if cfg.ImageType == "" {
+		cfg.ImageType = "COS_CONTAINERD"
+	}
+	if cfg.ServiceAccount == "" {
+		cfg.ServiceAccount = "default"
+	}
+	if len(cfg.OauthScopes) == 0 {
+		cfg.OauthScopes = append([]string(nil), defaultScopes...)
+	}
+	if cfg.Metadata == nil {
+		cfg.Metadata = map[string]string{"disable-legacy-endpoints": "true"}
+	}
+	if cfg.GcfsConfig == nil {
+		if d := c.pb.GetNodePoolDefaults().GetNodeConfigDefaults().GetGcfsConfig(); d != nil {
+			cfg.GcfsConfig = proto.Clone(d).(*containerpb.GcfsConfig)
+		}
+	}
+	flexOrQueued := cfg.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled()
+	if cfg.ReservationAffinity == nil && flexOrQueued {
+		cfg.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
+	}
+	if as := np.Autoscaling; as.GetEnabled() && as.LocationPolicy == containerpb.NodePoolAutoscaling_LOCATION_POLICY_UNSPECIFIED {
+		as.LocationPolicy = containerpb.NodePoolAutoscaling_BALANCED
+		if flexOrQueued {
+			as.LocationPolicy = containerpb.NodePoolAutoscaling_ANY
+		}
+	}
+	if np.Management == nil {
+		np.Management = &containerpb.NodeManagement{AutoUpgrade: true, AutoRepair: true}
+	}
+	if np.UpgradeSettings == nil {
+		np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{MaxSurge: 1}
+	}
+	if np.UpgradeSettings.Strategy == nil {
+		surge := containerpb.NodePoolUpdateStrategy_SURGE
+		np.UpgradeSettings.Strategy = &surge
+	}
+}
+
+func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
+	req := &containerpb.CreateNodePoolRequest{}
+	if e := s.decode(r, req); e != nil {
+		return nil, e
+	}
+	c, e := s.lookupCluster(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	np := req.GetNodePool()
+	if np == nil {
+		return nil, invalid("Node pool must be specified.")
+	}
+	np = proto.Clone(np).(*containerpb.NodePool)
+	name := clusterName(r.parts[1], r.parts[3], r.parts[5]) + "/nodePools/" + np.Name
+	if findPool(c, np.Name) != nil {
+		return nil, errorf(codes.AlreadyExists, "Already exists: %s.", name)
+	}
+	if e := s.checkIdle(c); e != nil {
+		return nil, e
+	}
+	if c.pb.Status != containerpb.Cluster_RUNNING {
+		return nil, errorf(codes.FailedPrecondition, "Cluster %s is not ready: its status is %s.", c.pb.Name, c.pb.Status)
+	}
+	if e := s.validateNodePool(c, np); e != nil {
+		return nil, e
+	}
+	s.fillNodePool(c, np)
+	c.pb.NodePools = append(c.pb.NodePools, np)
+	stockout := s.faults.takeStockout(np.Name)
+	return s.startOp(c, containerpb.Operation_CREATE_NODE_POOL, name, func() *apiError {
+		if stockout {
+			msg := fmt.Sprintf("Instance '%s' creation failed: GCE_STOCKOUT: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request. Try a different zone, or try again later.",
+				fmt.Sprintf("gke-%s-%s-0000", c.pb.Name, np.Name), c.project, c.pb.Location)
+			np.Status = containerpb.NodePool_ERROR
+			np.StatusMessage = msg
+			np.Conditions = []*containerpb.StatusCondition{{
+				Code: containerpb.StatusCondition_GCE_STOCKOUT, Message: msg, CanonicalCode: rpccode.Code_RESOURCE_EXHAUSTED,
+			}}
+			return errorf(codes.ResourceExhausted, "%s", msg)
+		}
+		np.Status = containerpb.NodePool_RUNNING
+		c.nodeCounts[np.Name] = int(np.InitialNodeCount)
+		return nil
+	}), nil
+}
+
+func (s *Server) getNodePool(r *request) (proto.Message, *apiError) {
+	_, np, e := s.lookupPool(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	return np, nil
+}
+
+func (s *Server) listNodePools(r *request) (proto.Message, *apiError) {
+	c, e := s.lookupCluster(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	return &containerpb.ListNodePoolsResponse{NodePools: c.pb.NodePools}, nil
+}
+
+func (s *Server) deleteNodePool(r *request) (proto.Message, *apiError) {
+	c, np, e := s.lookupPool(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	if e := s.checkIdle(c); e != nil {
+		return nil, e
+	}
+	np.Status = containerpb.NodePool_STOPPING
+	return s.startOp(c, containerpb.Operation_DELETE_NODE_POOL, poolName(r.parts), func() *apiError {
+		for i, p := range c.pb.NodePools {
+			if p == np {
+				c.pb.NodePools = append(c.pb.NodePools[:i:i], c.pb.NodePools[i+1:]...)
+				break
+			}
+		}
+		delete(c.nodeCounts, np.Name)
+		return nil
+	}), nil
+}
+
+// mutatePool runs an in-place node pool change as an operation on its cluster: checked now, applied when DONE.
+func (s *Server) mutatePool(r *request, typ containerpb.Operation_Type, check func(c *cluster, np *containerpb.NodePool) (func(), *apiError)) (proto.Message, *apiError) {
+	c, np, e := s.lookupPool(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	return s.mutateFoundPool(r, c, np, typ, check)
+}
+
+func (s *Server) mutateFoundPool(r *request, c *cluster, np *containerpb.NodePool, typ containerpb.Operation_Type, check func(c *cluster, np *containerpb.NodePool) (func(), *apiError)) (proto.Message, *apiError) {
+	if e := s.checkIdle(c); e != nil {
+		return nil, e
+	}
+	if np.Status != containerpb.NodePool_RUNNING && np.Status != containerpb.NodePool_RUNNING_WITH_ERROR {
+		return nil, errorf(codes.FailedPrecondition, "Node pool %s is not ready: its status is %s.", np.Name, np.Status)
+	}
+	apply, e := check(c, np)
+	if e != nil {
+		return nil, e
+	}
+	target := clusterName(c.project, c.pb.Location, c.pb.Name) + "/nodePools/" + np.Name
+	return s.startOp(c, typ, target, func() *apiError {
+		apply()
+		np.Etag = fmt.Sprintf("%x", s.opts.Now().UnixNano())
+		return nil
+	}), nil
+}
+
+func (s *Server) setNodePoolAutoscaling(r *request) (proto.Message, *apiError) {
+	req := &containerpb.SetNodePoolAutoscalingRequest{}
+	if e := s.decode(r, req); e != nil {
+		return nil, e
+	}
+	c, np, e := s.lookupPool(r.parts)
+	if e != nil {
+		return nil, e
+	}
+	return s.changeAutoscaling(r, c, np, req.Autoscaling, containerpb.Operation_UPDATE_CLUSTER)
+}
+
+func (s *Server) changeAutoscaling(r *request, c *cluster, np *containerpb.NodePool, as *containerpb.NodePoolAutoscaling, typ containerpb.Operation_Type) (proto.Message, *apiError) {
+	if as == nil {
+		return nil, invalid("Autoscaling must be specified.")
+	}
+	return s.mutateFoundPool(r, c, np, typ, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
+		sl, e := slice(np)
+		if e != nil {
+			return nil, e
+		}
+		as := proto.Clone(as).(*containerpb.NodePoolAutoscaling)
+		if np.GetQueuedProvisioning().GetEnabled() && !as.Enabled {
+			return nil, invalid("Autoscaling cannot be disabled on a node pool with queued provisioning.")
+		}
+		if e := validateAutoscaling(np, as, sl); e != nil {
+			return nil, e
+		}
+		if as.Enabled && as.LocationPolicy == containerpb.NodePoolAutoscaling_LOCATION_POLICY_UNSPECIFIED {
+			as.LocationPolicy = np.GetAutoscaling().GetLocationPolicy()
+		}
+		return func() { np.Autoscaling = as }, nil
+	})
+}
+
+func (s *Server) setNodePoolSize(r *request) (proto.Message, *apiError) {
+	req := &containerpb.SetNodePoolSizeRequest{}
+	if e := s.decode(r, req); e != nil {
+		return nil, e
+	}
+	return s.mutatePool(r, containerpb.Operation_SET_NODE_POOL_SIZE, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
+		if np.GetQueuedProvisioning().GetEnabled() {
+			return nil, invalid("Node pool %s has queued provisioning enabled and cannot be resized manually; its nodes are provisioned through ProvisioningRequests.", np.Name)
+		}
+		sl, e := slice(np)
+		if e != nil {
+			return nil, e
+		}
+		if req.NodeCount < 0 || (sl.MultiHost() && req.NodeCount%int32(sl.NodesPerSlice) != 0) {
+			return nil, invalid("Node count %d must be a non-negative multiple of %d, the number of nodes in one TPU slice.", req.NodeCount, sl.NodesPerSlice)
+		}
+		return func() { c.nodeCounts[np.Name] = int(req.NodeCount) }, nil
+	})
+}
+
+func (s *Server) setNodePoolManagement(r *request) (proto.Message, *apiError) {
+	req := &containerpb.SetNodePoolManagementRequest{}
+	if e := s.decode(r, req); e != nil {
+		return nil, e
+	}
+	if req.Management == nil {
+		return nil, invalid("Management must be specified.")
+	}
+	return s.mutatePool(r, containerpb.Operation_SET_NODE_POOL_MANAGEMENT, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
+		return func() { np.Management = req.Management }, nil
+	})
+}
+
+// updateNodePool applies UpdateNodePoolRequest's in-place fields and refuses the ones GKE fixes at creation for the
+// pools this setup makes (TPU machine type, flex-start, queued provisioning).
+func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
+	req := &containerpb.UpdateNodePoolRequest{}
+	if e := s.decode(r, req); e != nil {
+		return nil, e
+	}
+	return s.mutatePool(r, containerpb.Operation_UPDATE_CLUSTER, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
+		cfg := np.Config
+		if req.MachineType != "" && req.MachineType != cfg.MachineType && (catalog.IsTPU(req.MachineType) || catalog.IsTPU(cfg.MachineType)) {
+			return nil, invalid("The machine type of TPU node pool %s cannot be changed; create a new node pool instead.", np.Name)
+		}
+		if req.QueuedProvisioning != nil && req.QueuedProvisioning.Enabled != np.GetQueuedProvisioning().GetEnabled() {
+			return nil, invalid("Queued provisioning cannot be changed on existing node pool %s.", np.Name)
+		}
+		if req.FlexStart != nil && *req.FlexStart != cfg.GetFlexStart() {
+			return nil, invalid("Flex-start cannot be changed on existing node pool %s.", np.Name)
+		}
+		var changes []func()
+		set := func(ok bool, f func()) {
+			if ok {
+				changes = append(changes, f)
+			}
+		}
+		set(req.Labels != nil, func() { cfg.Labels = req.Labels.GetLabels() })
+		set(req.ResourceLabels != nil, func() { cfg.ResourceLabels = req.ResourceLabels.GetLabels() })
+		set(req.Taints != nil, func() { cfg.Taints = req.Taints.GetTaints() })
+		set(req.Tags != nil, func() { cfg.Tags = req.Tags.GetTags() })
+		set(req.GcfsConfig != nil, func() { cfg.GcfsConfig = req.GcfsConfig })
+		set(req.UpgradeSettings != nil, func() { np.UpgradeSettings = req.UpgradeSettings })
+		set(len(req.Locations) > 0, func() { np.Locations = req.Locations })
+		set(req.MachineType != "", func() { cfg.MachineType = req.MachineType })
+		set(req.DiskSizeGb != 0, func() { cfg.DiskSizeGb = int32(req.DiskSizeGb) })
+		set(req.DiskType != "", func() { cfg.DiskType = req.DiskType })
+		if req.NodeVersion != "" && req.NodeVersion != "-" {
+			v, e := resolveVersion(req.NodeVersion)
+			if e != nil {
+				return nil, e
+			}
+			set(v != np.Version, func() { np.Version = v })
+		}
+		set(req.ImageType != "" && !strings.EqualFold(req.ImageType, cfg.ImageType), func() { cfg.ImageType = req.ImageType })
+		if len(changes) == 0 {
+			return func() {}, nil
+		}
+		return func() {
+			for _, f := range changes {
+				f()
+			}
+		}, nil
+	})
+}
