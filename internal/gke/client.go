@@ -1,0 +1,211 @@
+// Package gke is the provider's way to GKE: it wraps the container REST client with what Terraform resources need and
+// the raw client lacks: waiting for long-running operations, one operation at a time per cluster, and retries of the
+// errors GKE expects callers to retry. It knows nothing of Terraform types.
+package gke
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/googleapis/gax-go/v2"
+	"google.golang.org/api/googleapi"
+)
+
+// API is the subset of *container.ClusterManagerClient the provider uses; tests may hand in a fake.
+type API interface {
+	GetCluster(context.Context, *containerpb.GetClusterRequest, ...gax.CallOption) (*containerpb.Cluster, error)
+	CreateCluster(context.Context, *containerpb.CreateClusterRequest, ...gax.CallOption) (*containerpb.Operation, error)
+	UpdateCluster(context.Context, *containerpb.UpdateClusterRequest, ...gax.CallOption) (*containerpb.Operation, error)
+	DeleteCluster(context.Context, *containerpb.DeleteClusterRequest, ...gax.CallOption) (*containerpb.Operation, error)
+	ListNodePools(context.Context, *containerpb.ListNodePoolsRequest, ...gax.CallOption) (*containerpb.ListNodePoolsResponse, error)
+	GetNodePool(context.Context, *containerpb.GetNodePoolRequest, ...gax.CallOption) (*containerpb.NodePool, error)
+	CreateNodePool(context.Context, *containerpb.CreateNodePoolRequest, ...gax.CallOption) (*containerpb.Operation, error)
+	DeleteNodePool(context.Context, *containerpb.DeleteNodePoolRequest, ...gax.CallOption) (*containerpb.Operation, error)
+	SetNodePoolAutoscaling(context.Context, *containerpb.SetNodePoolAutoscalingRequest, ...gax.CallOption) (*containerpb.Operation, error)
+	GetOperation(context.Context, *containerpb.GetOperationRequest, ...gax.CallOption) (*containerpb.Operation, error)
+}
+
+// Backoff is the schedule of retries and operation polls: Initial, then times Multiplier, at most Max, with jitter.
+type Backoff struct {
+	Initial, Max time.Duration
+	Multiplier   float64
+}
+
+// DefaultBackoff suits GKE: operations take minutes, and GKE asks callers of a busy cluster to wait and try again.
+var DefaultBackoff = Backoff{Initial: time.Second, Max: 15 * time.Second, Multiplier: 1.6}
+
+func (b Backoff) next(d time.Duration) time.Duration {
+	if d == 0 {
+		return b.Initial
+	}
+	d = time.Duration(float64(d) * b.Multiplier)
+	if d > b.Max {
+		d = b.Max
+	}
+	return d
+}
+
+// Client calls GKE with operation waiting, per-cluster serialisation and retries.
+type Client struct {
+	api     API
+	backoff Backoff
+	locks   sync.Map // cluster resource name -> *sync.Mutex
+}
+
+// NewClient wraps api.
+func NewClient(api API, b Backoff) *Client {
+	if b.Initial == 0 {
+		b = DefaultBackoff
+	}
+	return &Client{api: api, backoff: b}
+}
+
+// API returns the wrapped client, for reads that need no retry handling beyond the client's own.
+func (c *Client) API() API { return c.api }
+
+// Read calls read, retrying throttling and unavailability until ctx ends.
+func Read[T any](ctx context.Context, c *Client, read func(context.Context) (T, error)) (T, error) {
+	var wait time.Duration
+	for {
+		v, err := read(ctx)
+		if err == nil || !isTransient(err) {
+			return v, err
+		}
+		wait = c.backoff.next(wait)
+		if serr := sleep(ctx, wait); serr != nil {
+			return v, fmt.Errorf("%w (gave up retrying: %w)", err, serr)
+		}
+	}
+}
+
+// Mutate starts an operation on a cluster and waits until it is DONE. It holds the cluster's lock throughout, because
+// GKE refuses a second operation on a busy cluster, and retries that refusal (from operations other processes started),
+// throttling and unavailability until ctx ends. started, if not nil, is called once the operation exists, before the
+// wait: resources record what they created there, so a failed or interrupted wait cannot orphan it.
+func (c *Client) Mutate(ctx context.Context, cluster string, start func(context.Context) (*containerpb.Operation, error), started func(*containerpb.Operation)) error {
+	mu := c.lock(cluster)
+	mu.Lock()
+	defer mu.Unlock()
+	var (
+		op   *containerpb.Operation
+		err  error
+		wait time.Duration
+	)
+	for {
+		op, err = start(ctx)
+		if err == nil {
+			break
+		}
+		if !isTransient(err) && !IsClusterBusy(err) {
+			return err
+		}
+		wait = c.backoff.next(wait)
+		if serr := sleep(ctx, wait); serr != nil {
+			return fmt.Errorf("%w (gave up retrying: %w)", err, serr)
+		}
+	}
+	if started != nil {
+		started(op)
+	}
+	return c.Wait(ctx, operationName(cluster, op), op)
+}
+
+// Wait polls op (whose resource name is name) until it is DONE and returns its error, if it ended with one.
+func (c *Client) Wait(ctx context.Context, name string, op *containerpb.Operation) error {
+	var wait time.Duration
+	for op.GetStatus() != containerpb.Operation_DONE {
+		wait = c.backoff.next(wait)
+		if err := sleep(ctx, wait); err != nil {
+			return fmt.Errorf("waiting for operation %s (%s, last status %s): %w", op.GetName(), op.GetOperationType(), op.GetStatus(), err)
+		}
+		next, err := Read(ctx, c, func(ctx context.Context) (*containerpb.Operation, error) {
+			return c.api.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name})
+		})
+		if err != nil {
+			return fmt.Errorf("reading operation %s: %w", op.GetName(), err)
+		}
+		op = next
+	}
+	if e := op.GetError(); e != nil && (e.GetCode() != 0 || e.GetMessage() != "") {
+		return &OperationError{Operation: op.GetName(), Type: op.GetOperationType().String(), Message: e.GetMessage()}
+	}
+	return nil
+}
+
+func (c *Client) lock(cluster string) *sync.Mutex {
+	mu, _ := c.locks.LoadOrStore(cluster, &sync.Mutex{})
+	return mu.(*sync.Mutex)
+}
+
+// operationName is the operation's resource name, projects/P/locations/L/operations/N, built from the cluster it runs
+// on: Operation.name is only the last segment, and selfLink may carry the project number and the legacy zones form.
+func operationName(cluster string, op *containerpb.Operation) string {
+	if i := strings.Index(cluster, "/clusters/"); i >= 0 {
+		return cluster[:i] + "/operations/" + op.GetName()
+	}
+	return op.GetName()
+}
+
+// OperationError is an operation that ended with an error, such as a stockout.
+type OperationError struct {
+	Operation, Type, Message string
+}
+
+func (e *OperationError) Error() string {
+	return fmt.Sprintf("operation %s (%s) failed: %s", e.Operation, e.Type, e.Message)
+}
+
+// IsNotFound reports whether GKE answered 404.
+func IsNotFound(err error) bool { return httpCode(err) == http.StatusNotFound }
+
+// IsAlreadyExists reports whether GKE answered 409.
+func IsAlreadyExists(err error) bool { return httpCode(err) == http.StatusConflict }
+
+// IsClusterBusy reports GKE's FAILED_PRECONDITION for a cluster that runs another operation, which callers are asked
+// to retry once it is done.
+func IsClusterBusy(err error) bool {
+	var ge *googleapi.Error
+	if !errors.As(err, &ge) || ge.Code != http.StatusBadRequest {
+		return false
+	}
+	return strings.Contains(ge.Message, "Please wait and try again") || strings.Contains(ge.Message, "is currently")
+}
+
+func isTransient(err error) bool {
+	switch httpCode(err) {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+func httpCode(err error) int {
+	var ge *googleapi.Error
+	if errors.As(err, &ge) {
+		return ge.Code
+	}
+	return 0
+}
+
+// sleep waits d (with ±20% jitter, so that parallel resources do not retry in lockstep) or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Pause waits one polling interval, for callers that poll something other than an operation.
+func (c *Client) Pause(ctx context.Context) error { return sleep(ctx, c.backoff.Initial) }

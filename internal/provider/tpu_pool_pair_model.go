@@ -1,0 +1,215 @@
+package provider
+
+import (
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+)
+
+type tpuPoolPairModel struct {
+	ID             types.String   `tfsdk:"id"`
+	Cluster        types.String   `tfsdk:"cluster"`
+	Project        types.String   `tfsdk:"project"`
+	Location       types.String   `tfsdk:"location"`
+	MachineType    types.String   `tfsdk:"machine_type"`
+	TPUTopology    types.String   `tfsdk:"tpu_topology"`
+	MinNodes       types.Int64    `tfsdk:"min_nodes"`
+	MaxNodes       types.Int64    `tfsdk:"max_nodes"`
+	OnDemand       types.Object   `tfsdk:"on_demand"`
+	FlexStart      types.Object   `tfsdk:"flex_start"`
+	TPUAccelerator types.String   `tfsdk:"tpu_accelerator"`
+	ChipsPerNode   types.Int64    `tfsdk:"chips_per_node"`
+	NodesPerSlice  types.Int64    `tfsdk:"nodes_per_slice"`
+	ChipsPerSlice  types.Int64    `tfsdk:"chips_per_slice"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+}
+
+// poolModel is either pool's nested object. The on-demand pool has reservation_affinity; the flex-start pool has
+// flex_start_enabled and queued_provisioning. Attributes a role lacks are left out of its object type.
+type poolModel struct {
+	Name                types.String
+	ReservationAffinity types.String
+	Status              types.String
+	NodeLabels          types.Map
+	FlexStartEnabled    types.Bool
+	QueuedProvisioning  types.Bool
+}
+
+// poolRole is what differs between plan A and plan B.
+type poolRole struct {
+	attr string // on_demand or flex_start
+	flex bool
+}
+
+var (
+	onDemandRole  = poolRole{attr: "on_demand"}
+	flexStartRole = poolRole{attr: "flex_start", flex: true}
+	poolRoles     = []poolRole{onDemandRole, flexStartRole}
+)
+
+func (r poolRole) attrTypes() map[string]attr.Type {
+	t := map[string]attr.Type{
+		"name":        types.StringType,
+		"status":      types.StringType,
+		"node_labels": types.MapType{ElemType: types.StringType},
+	}
+	if r.flex {
+		t["flex_start_enabled"] = types.BoolType
+		t["queued_provisioning"] = types.BoolType
+	} else {
+		t["reservation_affinity"] = types.StringType
+	}
+	return t
+}
+
+func (r poolRole) get(m *tpuPoolPairModel) types.Object {
+	if r.flex {
+		return m.FlexStart
+	}
+	return m.OnDemand
+}
+
+func (r poolRole) set(m *tpuPoolPairModel, o types.Object) {
+	if r.flex {
+		m.FlexStart = o
+	} else {
+		m.OnDemand = o
+	}
+}
+
+// decodePool reads a pool object; ok is false when it is null or unknown.
+func (r poolRole) decodePool(o types.Object) (p poolModel, ok bool) {
+	if o.IsNull() || o.IsUnknown() {
+		return p, false
+	}
+	a := o.Attributes()
+	str := func(k string) types.String {
+		if v, ok := a[k].(types.String); ok {
+			return v
+		}
+		return types.StringNull()
+	}
+	boolean := func(k string) types.Bool {
+		if v, ok := a[k].(types.Bool); ok {
+			return v
+		}
+		return types.BoolNull()
+	}
+	p.Name, p.Status, p.ReservationAffinity = str("name"), str("status"), str("reservation_affinity")
+	p.FlexStartEnabled, p.QueuedProvisioning = boolean("flex_start_enabled"), boolean("queued_provisioning")
+	if v, ok := a["node_labels"].(types.Map); ok {
+		p.NodeLabels = v
+	} else {
+		p.NodeLabels = types.MapNull(types.StringType)
+	}
+	return p, true
+}
+
+func (r poolRole) encodePool(p poolModel) types.Object {
+	vals := map[string]attr.Value{"name": p.Name, "status": p.Status, "node_labels": p.NodeLabels}
+	if r.flex {
+		vals["flex_start_enabled"], vals["queued_provisioning"] = p.FlexStartEnabled, p.QueuedProvisioning
+	} else {
+		vals["reservation_affinity"] = p.ReservationAffinity
+	}
+	return types.ObjectValueMust(r.attrTypes(), vals)
+}
+
+// nodeLabels are the labels GKE puts on every node of a pool that select that pool.
+func nodeLabels(pool string) types.Map {
+	return types.MapValueMust(types.StringType, map[string]attr.Value{"cloud.google.com/gke-nodepool": types.StringValue(pool)})
+}
+
+// expandNodePool is the node pool the tutorial's gcloud command creates for this role, field for field, so that pools
+// made by either are equal.
+func expandNodePool(r poolRole, p poolModel, m *tpuPoolPairModel) *containerpb.NodePool {
+	np := &containerpb.NodePool{
+		Name:             p.Name.ValueString(),
+		InitialNodeCount: 0,
+		Autoscaling: &containerpb.NodePoolAutoscaling{
+			Enabled:      true,
+			MinNodeCount: int32(m.MinNodes.ValueInt64()),
+			MaxNodeCount: int32(m.MaxNodes.ValueInt64()),
+		},
+		Config: &containerpb.NodeConfig{
+			MachineType: m.MachineType.ValueString(),
+			OauthScopes: gcloudDefaultScopes(),
+		},
+		Management:      &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true},
+		PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: m.TPUTopology.ValueString()},
+		UpgradeSettings: &containerpb.NodePool_UpgradeSettings{MaxSurge: 1},
+	}
+	if r.flex {
+		flex := true
+		np.Config.FlexStart = &flex
+		np.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
+		return np
+	}
+	if p.ReservationAffinity.ValueString() != "any" {
+		np.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
+	}
+	return np
+}
+
+// gcloudDefaultScopes are the node scopes gcloud sends when none are asked for.
+func gcloudDefaultScopes() []string {
+	return []string{
+		"https://www.googleapis.com/auth/devstorage.read_only",
+		"https://www.googleapis.com/auth/logging.write",
+		"https://www.googleapis.com/auth/monitoring",
+		"https://www.googleapis.com/auth/service.management.readonly",
+		"https://www.googleapis.com/auth/servicecontrol",
+		"https://www.googleapis.com/auth/trace.append",
+	}
+}
+
+// flattenNodePool reads what the resource tracks of a pool from GKE's answer. A nil pool gives a null object.
+func flattenNodePool(r poolRole, np *containerpb.NodePool) types.Object {
+	if np == nil {
+		return types.ObjectNull(r.attrTypes())
+	}
+	p := poolModel{
+		Name:       types.StringValue(np.GetName()),
+		Status:     types.StringValue(np.GetStatus().String()),
+		NodeLabels: nodeLabels(np.GetName()),
+	}
+	if r.flex {
+		p.FlexStartEnabled = types.BoolValue(np.GetConfig().GetFlexStart())
+		p.QueuedProvisioning = types.BoolValue(np.GetQueuedProvisioning().GetEnabled())
+	} else {
+		p.ReservationAffinity = types.StringValue(reservationAffinity(np))
+	}
+	return r.encodePool(p)
+}
+
+func reservationAffinity(np *containerpb.NodePool) string {
+	switch np.GetConfig().GetReservationAffinity().GetConsumeReservationType() {
+	case containerpb.ReservationAffinity_NO_RESERVATION:
+		return "none"
+	case containerpb.ReservationAffinity_SPECIFIC_RESERVATION:
+		return "specific"
+	default:
+		// GKE's default for a pool created without an affinity is to consume any matching reservation.
+		return "any"
+	}
+}
+
+// setSlice fills the slice attributes from machine type and topology; unknown inputs leave them unknown.
+func setSlice(m *tpuPoolPairModel) {
+	if m.MachineType.IsUnknown() || m.TPUTopology.IsUnknown() {
+		m.TPUAccelerator, m.ChipsPerNode = types.StringUnknown(), types.Int64Unknown()
+		m.NodesPerSlice, m.ChipsPerSlice = types.Int64Unknown(), types.Int64Unknown()
+		return
+	}
+	s, err := catalog.NewSlice(m.MachineType.ValueString(), m.TPUTopology.ValueString())
+	if err != nil {
+		return
+	}
+	m.TPUAccelerator = types.StringValue(s.Accelerator)
+	m.ChipsPerNode = types.Int64Value(int64(s.ChipsPerNode))
+	m.NodesPerSlice = types.Int64Value(int64(s.NodesPerSlice))
+	m.ChipsPerSlice = types.Int64Value(int64(s.ChipsPerSlice))
+}

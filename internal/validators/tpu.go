@@ -1,0 +1,52 @@
+// Package validators holds the provider's attribute validators whose rules come from GKE and TPU hardware facts.
+package validators
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+)
+
+type stringFunc struct {
+	desc  string
+	check func(string) error
+}
+
+func (v stringFunc) Description(context.Context) string         { return v.desc }
+func (v stringFunc) MarkdownDescription(context.Context) string { return v.desc }
+
+func (v stringFunc) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := v.check(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.desc, err.Error())
+	}
+}
+
+// TPUMachineType accepts the TPU machine types the catalog knows.
+func TPUMachineType() validator.String {
+	return stringFunc{desc: "TPU machine type", check: func(s string) error {
+		if _, ok := catalog.Lookup(s); !ok {
+			return fmt.Errorf("%q is not a known TPU machine type. Use one of: %s", s, strings.Join(catalog.Names(), ", "))
+		}
+		return nil
+	}}
+}
+
+// TPUTopology accepts the AxB and AxBxC shapes; whether one fits a machine type is checked with both values at hand.
+func TPUTopology() validator.String {
+	return stringFunc{desc: "TPU topology", check: func(s string) error {
+		_, err := catalog.ParseTopology(s)
+		return err
+	}}
+}
+
+// Func makes a validator from a check, for rules that fit in one function.
+func Func(description string, check func(string) error) validator.String {
+	return stringFunc{desc: description, check: check}
+}
