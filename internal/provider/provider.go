@@ -5,8 +5,8 @@ package provider
 import (
 	"context"
 	"net/url"
-	"strconv"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"

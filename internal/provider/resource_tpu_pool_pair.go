@@ -18,10 +18,10 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure        = (*tpuPoolPairResource)(nil)
-	_ resource.ResourceWithImportState      = (*tpuPoolPairResource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*tpuPoolPairResource)(nil)
-	_ resource.ResourceWithValidateConfig   = (*tpuPoolPairResource)(nil)
+	_ resource.ResourceWithConfigure      = (*tpuPoolPairResource)(nil)
+	_ resource.ResourceWithImportState    = (*tpuPoolPairResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*tpuPoolPairResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*tpuPoolPairResource)(nil)
 )
 
 // Generous defaults: a TPU node pool operation takes minutes on GKE, longer on a busy cluster.
