@@ -33,6 +33,8 @@ func New(version string) func() provider.Provider {
 
 type dwsProvider struct {
 	version string
+	// backoff paces retries and operation polls; zero means GKE-scale defaults. Tests shorten it.
+	backoff gke.Backoff
 }
 
 type providerModel struct {
@@ -150,7 +152,7 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 			if err != nil {
 				return nil, err
 			}
-			return gke.Connect(ctx, gke.Config{Endpoint: endpoint, TokenSource: ts, UserAgent: "terraform-provider-dwsfallback/" + p.version})
+			return gke.Connect(ctx, gke.Config{Endpoint: endpoint, TokenSource: ts, UserAgent: "terraform-provider-dwsfallback/" + p.version, Backoff: p.backoff})
 		},
 	}
 	tflog.Debug(ctx, "configured provider", map[string]any{"project": data.project, "location": data.location, "container_endpoint": endpoint})

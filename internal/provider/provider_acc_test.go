@@ -1,0 +1,121 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	container "cloud.google.com/go/container/apiv1"
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"golang.org/x/oauth2"
+	"google.golang.org/api/option"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+)
+
+// The acceptance tests run the real terraform CLI against the provider served in-process, and the provider against
+// a GKE emulator on loopback, also in-process so that tests can inject faults and change things out of band.
+const (
+	testProject  = "acc-project"
+	testLocation = "us-east5-b"
+	testToken    = "acc-test-token"
+)
+
+var (
+	emu         *gkeemu.Server
+	emuEndpoint string
+)
+
+var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
+	"dwsfallback": providerserver.NewProtocol6WithError(&dwsProvider{
+		version: "test",
+		backoff: gke.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 1.5},
+	}),
+}
+
+func TestMain(m *testing.M) {
+	emu = gkeemu.New(gkeemu.Options{OperationDelay: 50 * time.Millisecond, Tokens: []string{testToken}})
+	srv := httptest.NewServer(emu)
+	emuEndpoint = srv.URL
+	for k, v := range map[string]string{
+		"DWSFALLBACK_CONTAINER_ENDPOINT": srv.URL,
+		"GOOGLE_OAUTH_ACCESS_TOKEN":      testToken,
+		"GOOGLE_PROJECT":                 testProject,
+		"GOOGLE_ZONE":                    testLocation,
+		"GOOGLE_CREDENTIALS":             "",
+	} {
+		os.Setenv(k, v)
+	}
+	code := m.Run()
+	srv.Close()
+	os.Exit(code)
+}
+
+// gkeAPI is a direct client of the emulator, for changes "out of band" (as a person with gcloud would make them) and
+// for checks of what exists.
+func gkeAPI(t *testing.T) *gke.Client {
+	t.Helper()
+	api, err := container.NewClusterManagerRESTClient(context.Background(),
+		option.WithEndpoint(emuEndpoint),
+		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = api.Close() })
+	return gke.NewClient(api, gke.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 1.5})
+}
+
+// createTestCluster makes a RUNNING cluster of that name in the emulator and deletes it when the test ends.
+func createTestCluster(t *testing.T, name string) clusterRef {
+	t.Helper()
+	ref := clusterRef{Project: testProject, Location: testLocation, Name: name}
+	c := gkeAPI(t)
+	parent := fmt.Sprintf("projects/%s/locations/%s", testProject, testLocation)
+	err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.API().CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: parent, Cluster: &containerpb.Cluster{
+			Name: name, InitialClusterVersion: "1.34",
+			NodePools: []*containerpb.NodePool{{Name: "default-pool", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "n2-standard-16"}}},
+		}})
+	}, nil)
+	if err != nil {
+		t.Fatalf("creating test cluster %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+			return c.API().DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: ref.String()})
+		}, nil)
+	})
+	return ref
+}
+
+// testPools lists the node pools of a cluster by name.
+func testPools(t *testing.T, ref clusterRef) map[string]*containerpb.NodePool {
+	t.Helper()
+	pools, err := listPools(context.Background(), gkeAPI(t), ref)
+	if err != nil {
+		t.Fatalf("listing pools of %s: %v", ref, err)
+	}
+	return pools
+}
+
+// gkeAPIForCheck and testPoolsNoT serve check functions, which run outside a *testing.T.
+func gkeAPIForCheck() *gke.Client {
+	api, err := container.NewClusterManagerRESTClient(context.Background(),
+		option.WithEndpoint(emuEndpoint),
+		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken})))
+	if err != nil {
+		panic(err)
+	}
+	return gke.NewClient(api, gke.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 1.5})
+}
+
+func testPoolsNoT(ref clusterRef) map[string]*containerpb.NodePool {
+	pools, _ := listPools(context.Background(), gkeAPIForCheck(), ref)
+	return pools
+}

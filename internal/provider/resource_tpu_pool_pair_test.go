@@ -1,0 +1,290 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+const pairAddr = "dwsfallback_tpu_pool_pair.test"
+
+func pairConfig(cluster, onDemand, flex string, maxNodes int) string {
+	return fmt.Sprintf(`
+resource "dwsfallback_tpu_pool_pair" "test" {
+  cluster      = %[1]q
+  machine_type = "ct6e-standard-4t"
+  tpu_topology = "4x4"
+  min_nodes    = 0
+  max_nodes    = %[4]d
+  on_demand    = { name = %[2]q }
+  flex_start   = { name = %[3]q }
+}
+`, cluster, onDemand, flex, maxNodes)
+}
+
+func checkPairDestroyed(ref clusterRef, names ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		pools, err := listPools(context.Background(), gkeAPIForCheck(), ref)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if pools[n] != nil {
+				return fmt.Errorf("node pool %s still exists after destroy", n)
+			}
+		}
+		return nil
+	}
+}
+
+func TestAccTPUPoolPair_basic(t *testing.T) {
+	ref := createTestCluster(t, "acc-basic")
+	var onDemandEtag string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws", "dws-b"),
+		Steps: []resource.TestStep{
+			{
+				Config: pairConfig("acc-basic", "od", "dws", 4),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("id"), knownvalue.StringExact(ref.String()+"/nodePools/od,dws")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("tpu_accelerator"), knownvalue.StringExact("tpu-v6e-slice")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("chips_per_node"), knownvalue.Int64Exact(4)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("nodes_per_slice"), knownvalue.Int64Exact(4)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("chips_per_slice"), knownvalue.Int64Exact(16)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("reservation_affinity"), knownvalue.StringExact("none")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("flex_start_enabled"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("queued_provisioning"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("node_labels"),
+						knownvalue.MapExact(map[string]knownvalue.Check{"cloud.google.com/gke-nodepool": knownvalue.StringExact("dws")})),
+				},
+			},
+			{
+				ResourceName:            pairAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				// Autoscaling bounds change in place.
+				Config: pairConfig("acc-basic", "od", "dws", 8),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					for _, name := range []string{"od", "dws"} {
+						if got := testPoolsNoT(ref)[name].GetAutoscaling().GetMaxNodeCount(); got != 8 {
+							return fmt.Errorf("pool %s max nodes = %d, want 8", name, got)
+						}
+					}
+					onDemandEtag = testPoolsNoT(ref)["od"].GetEtag()
+					return nil
+				},
+			},
+			{
+				// Renaming the flex-start pool replaces that pool only: the resource updates, the on-demand pool stays.
+				Config: pairConfig("acc-basic", "od", "dws-b", 8),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("id"), knownvalue.StringExact(ref.String()+"/nodePools/od,dws-b")),
+				},
+				Check: func(*terraform.State) error {
+					pools := testPoolsNoT(ref)
+					if pools["dws"] != nil || pools["dws-b"] == nil {
+						return fmt.Errorf("want dws replaced by dws-b, have pools %v", poolNames(pools))
+					}
+					if pools["od"].GetEtag() != onDemandEtag {
+						return fmt.Errorf("the on-demand pool was touched by a flex-start rename")
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+func TestAccTPUPoolPair_drift(t *testing.T) {
+	ref := createTestCluster(t, "acc-drift")
+	cfg := pairConfig("acc-drift", "od", "dws", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				// Someone raises the flex pool's maximum by hand, as `gcloud container clusters update --node-pool` does.
+				PreConfig: func() {
+					c := gkeAPI(t)
+					if err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+						return c.API().UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: ref.String(), Update: &containerpb.ClusterUpdate{
+							DesiredNodePoolId:          "dws",
+							DesiredNodePoolAutoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: 12},
+						}})
+					}, nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if got := testPoolsNoT(ref)["dws"].GetAutoscaling().GetMaxNodeCount(); got != 4 {
+						return fmt.Errorf("apply did not restore the flex pool's max nodes: %d, want 4", got)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+func TestAccTPUPoolPair_disappears(t *testing.T) {
+	ref := createTestCluster(t, "acc-gone")
+	cfg := pairConfig("acc-gone", "od", "dws", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				// One pool deleted by hand: the plan creates that pool, in place, and leaves the other alone.
+				PreConfig: func() {
+					if err := deletePool(context.Background(), gkeAPI(t), ref, "od"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+			},
+			{
+				// Both gone (the whole pair deleted by hand): the resource leaves state and is created again.
+				PreConfig: func() {
+					c := gkeAPI(t)
+					for _, n := range []string{"od", "dws"} {
+						if err := deletePool(context.Background(), c, ref, n); err != nil {
+							t.Fatal(err)
+						}
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionCreate),
+				}},
+			},
+		},
+	})
+}
+
+func TestAccTPUPoolPair_stockout(t *testing.T) {
+	ref := createTestCluster(t, "acc-stockout")
+	cfg := pairConfig("acc-stockout", "od", "dws", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { emu.Stockout("dws", 1) },
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)creating TPU node pool \(dws\).*GCE_STOCKOUT`),
+			},
+			{
+				// The failed apply kept the on-demand pool in state (nothing orphaned); the next apply finishes the job.
+				PreConfig: func() {
+					if testPools(t, ref)["od"] == nil {
+						t.Fatal("the on-demand pool is gone after the flex-start stockout")
+					}
+				},
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+			},
+		},
+	})
+}
+
+func TestAccTPUPoolPair_badInput(t *testing.T) {
+	base := map[string]string{
+		"cluster": `"tpu-cluster"`, "machine_type": `"ct6e-standard-4t"`, "tpu_topology": `"4x4"`,
+		"min_nodes": "0", "max_nodes": "4", "on_demand": `{ name = "od" }`, "flex_start": `{ name = "dws" }`,
+	}
+	cases := []struct {
+		name, attr, value, want string
+	}{
+		{"unknown machine type", "machine_type", `"ct6e-standard-9t"`, `not a known TPU machine type`},
+		{"non-TPU machine type", "machine_type", `"n2-standard-16"`, `not a known TPU machine type`},
+		{"topology syntax", "tpu_topology", `"4by4"`, `must look like AxB`},
+		{"topology does not fit", "tpu_topology", `"4x3"`, `does not fit machine type ct6e-standard-4t`},
+		{"3D topology on v6e", "tpu_topology", `"2x2x4"`, `has 3 dimensions`},
+		{"max not whole slices", "max_nodes", "5", `use 4 or 8 instead of 5`},
+		{"min not whole slices", "min_nodes", "2", `min_nodes must be a multiple of 4`},
+		{"min above max", "min_nodes", "8", `must not exceed max_nodes`},
+		{"max zero", "max_nodes", "0", `must be between 1 and 1000`},
+		{"negative min", "min_nodes", "-4", `must be at least 0`},
+		{"same pool names", "flex_start", `{ name = "od" }`, `need different names`},
+		{"bad pool name", "on_demand", `{ name = "On_Demand" }`, `must be a GKE node pool name`},
+		{"bad reservation affinity", "on_demand", `{ name = "od", reservation_affinity = "specific" }`, `value must be one of`},
+		{"bad cluster", "cluster", `"projects/p/clusters/c"`, `nor a cluster id of the form projects/PROJECT/locations/LOCATION/clusters/NAME`},
+	}
+	var steps []resource.TestStep
+	for _, tc := range cases {
+		attrs := map[string]string{}
+		for k, v := range base {
+			attrs[k] = v
+		}
+		attrs[tc.attr] = tc.value
+		cfg := "resource \"dwsfallback_tpu_pool_pair\" \"test\" {\n"
+		for _, k := range []string{"cluster", "machine_type", "tpu_topology", "min_nodes", "max_nodes", "on_demand", "flex_start"} {
+			cfg += fmt.Sprintf("  %s = %s\n", k, attrs[k])
+		}
+		cfg += "}\n"
+		steps = append(steps, resource.TestStep{Config: cfg, PlanOnly: true, ExpectError: messageRE(tc.want)})
+	}
+	before := emu.Calls()
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
+	// Refused from the configuration alone: not one call reached GKE.
+	after := emu.Calls()
+	for m, n := range after {
+		if m != "GetOperation" && n != before[m] {
+			t.Errorf("bad input reached GKE: %s called %d more times", m, n-before[m])
+		}
+	}
+}
+
+func poolNames(pools map[string]*containerpb.NodePool) []string {
+	var out []string
+	for n := range pools {
+		out = append(out, n)
+	}
+	return out
+}
+
+// messageRE matches a message however Terraform wraps it across lines.
+func messageRE(msg string) *regexp.Regexp {
+	return regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(msg), " ", `\s+`))
+}
