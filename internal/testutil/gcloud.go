@@ -1,0 +1,79 @@
+// Package testutil runs the real gcloud CLI against a GKE emulator for fidelity tests.
+package testutil
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Gcloud is the gcloud CLI configured for one emulator, with a config folder of its own.
+type Gcloud struct {
+	t      *testing.T
+	env    []string
+	Binary string
+}
+
+// NewGcloud points gcloud at endpoint (the emulator's URL) for project, sending token as its OAuth token. It fails
+// the test when gcloud is missing: the fidelity tests exist to run it.
+func NewGcloud(t *testing.T, endpoint, project, token string) *Gcloud {
+	t.Helper()
+	bin, err := exec.LookPath("gcloud")
+	if err != nil {
+		t.Fatalf("gcloud is not installed; the GKE emulator's fidelity tests need the real CLI (Debian package google-cloud-cli): %v", err)
+	}
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := &Gcloud{t: t, Binary: bin, env: append(os.Environ(), "CLOUDSDK_CONFIG="+filepath.Join(dir, "config"),
+		"CLOUDSDK_CORE_DISABLE_PROMPTS=1", "CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK=1", "CLOUDSDK_CORE_DISABLE_USAGE_REPORTING=1")}
+	for _, kv := range [][2]string{
+		{"auth/access_token_file", tokenFile},
+		{"api_endpoint_overrides/container", strings.TrimSuffix(endpoint, "/") + "/"},
+		{"api_endpoint_overrides/serviceusage", strings.TrimSuffix(endpoint, "/") + "/"},
+		{"core/project", project},
+	} {
+		g.Run("config", "set", kv[0], kv[1])
+	}
+	return g
+}
+
+// Run runs gcloud with args and returns its standard output; a failure fails the test with gcloud's output.
+func (g *Gcloud) Run(args ...string) string {
+	g.t.Helper()
+	out, err := g.Try(args...)
+	if err != nil {
+		g.t.Fatalf("gcloud %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// Try runs gcloud with args and returns its combined output and error.
+func (g *Gcloud) Try(args ...string) (string, error) {
+	cmd := exec.Command(g.Binary, args...)
+	cmd.Env = g.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TutorialPools are the tutorial's two node-pool commands, verbatim, for a cluster in us-east5-b.
+func TutorialPools(cluster, onDemand, dws string) [][]string {
+	return [][]string{
+		{"container", "node-pools", "create", onDemand, "--cluster=" + cluster, "--location=us-east5-b",
+			"--machine-type=ct6e-standard-4t", "--tpu-topology=4x4", "--reservation-affinity=none", "--enable-autoscaling",
+			"--num-nodes=0", "--min-nodes=0", "--max-nodes=4"},
+		{"container", "node-pools", "create", dws, "--cluster=" + cluster, "--location=us-east5-b",
+			"--machine-type=ct6e-standard-4t", "--tpu-topology=4x4", "--enable-autoscaling", "--enable-queued-provisioning",
+			"--flex-start", "--num-nodes=0", "--min-nodes=0", "--max-nodes=4"},
+	}
+}
+
+// TutorialCluster is the tutorial's cluster command, verbatim.
+func TutorialCluster(cluster, project string) []string {
+	return []string{"container", "clusters", "create", cluster, "--cluster-version=1.34", "--machine-type=n2-standard-16",
+		"--location=us-east5-b", "--enable-image-streaming", "--addons=RayOperator", "--project=" + project}
+}
