@@ -1,0 +1,196 @@
+package gkeemu_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+)
+
+const loc = "/v1/projects/p/locations/us-east5-b"
+
+type harness struct {
+	t   *testing.T
+	emu *gkeemu.Server
+	srv *httptest.Server
+}
+
+func newHarness(t *testing.T, delay time.Duration) *harness {
+	emu := gkeemu.New(gkeemu.Options{OperationDelay: delay, Tokens: []string{"tok"}})
+	srv := httptest.NewServer(emu)
+	t.Cleanup(srv.Close)
+	return &harness{t: t, emu: emu, srv: srv}
+}
+
+func (h *harness) do(method, path, body string) (int, map[string]any) {
+	h.t.Helper()
+	req, _ := http.NewRequest(method, h.srv.URL+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := map[string]any{}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		h.t.Fatalf("%s %s: not JSON: %s", method, path, raw)
+	}
+	return resp.StatusCode, out
+}
+
+// cluster creates cluster c and settles its operation.
+func (h *harness) cluster() {
+	h.t.Helper()
+	if code, body := h.do("POST", loc+"/clusters", `{"cluster":{"name":"c","initialNodeCount":1}}`); code != 200 {
+		h.t.Fatalf("create cluster: %d %v", code, body)
+	}
+	h.emu.Settle()
+}
+
+const tutorialDWS = `{"nodePool":{"name":"dws-pool","initialNodeCount":0,
+ "autoscaling":{"enabled":true,"minNodeCount":0,"maxNodeCount":4},
+ "config":{"machineType":"ct6e-standard-4t","flexStart":true},
+ "placementPolicy":{"tpuTopology":"4x4"},"queuedProvisioning":{"enabled":true}}}`
+
+func TestErrorShape(t *testing.T) {
+	h := newHarness(t, 0)
+	code, body := h.do("GET", loc+"/clusters/nope", "")
+	want := map[string]any{"error": map[string]any{
+		"code": float64(404), "status": "NOT_FOUND", "message": "Not found: projects/p/locations/us-east5-b/clusters/nope.",
+		"errors": []any{map[string]any{"domain": "global", "reason": "notFound", "message": "Not found: projects/p/locations/us-east5-b/clusters/nope."}},
+	}}
+	if code != 404 {
+		t.Errorf("status = %d, want 404", code)
+	}
+	if diff := cmp.Diff(want, body); diff != "" {
+		t.Errorf("error body mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestUnauthenticated(t *testing.T) {
+	h := newHarness(t, 0)
+	resp, err := http.Get(h.srv.URL + loc + "/clusters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("no token: status %d, want 401", resp.StatusCode)
+	}
+}
+
+func TestEnumEncoding(t *testing.T) {
+	h := newHarness(t, 0)
+	h.cluster()
+	_, byName := h.do("GET", loc+"/clusters/c?alt=json", "")
+	_, byNumber := h.do("GET", loc+"/clusters/c?%24alt=json%3Benum-encoding%3Dint", "")
+	if byName["status"] != "RUNNING" || byNumber["status"] != float64(2) {
+		t.Errorf("status as name = %v (want RUNNING), as number = %v (want 2)", byName["status"], byNumber["status"])
+	}
+}
+
+func TestOperationLifecycleAndBusyCluster(t *testing.T) {
+	h := newHarness(t, time.Hour)
+	h.cluster()
+	code, op := h.do("POST", loc+"/clusters/c/nodePools", tutorialDWS)
+	if code != 200 || op["status"] != "PENDING" || op["operationType"] != "CREATE_NODE_POOL" {
+		t.Fatalf("create pool: %d %v, want a PENDING CREATE_NODE_POOL operation", code, op)
+	}
+	_, pool := h.do("GET", loc+"/clusters/c/nodePools/dws-pool", "")
+	if pool["status"] != "PROVISIONING" {
+		t.Errorf("pool status during creation = %v, want PROVISIONING", pool["status"])
+	}
+	code, body := h.do("DELETE", loc+"/clusters/c/nodePools/dws-pool", "")
+	msg, _ := body["error"].(map[string]any)["message"].(string)
+	if code != 400 || !strings.Contains(msg, "Operation "+op["name"].(string)+" is currently creating a node pool for cluster c. Please wait and try again once it is done.") {
+		t.Errorf("second operation: %d %q, want GKE's busy-cluster FAILED_PRECONDITION", code, msg)
+	}
+	h.emu.Settle()
+	_, done := h.do("GET", loc+"/operations/"+op["name"].(string), "")
+	_, pool = h.do("GET", loc+"/clusters/c/nodePools/dws-pool", "")
+	if done["status"] != "DONE" || pool["status"] != "RUNNING" {
+		t.Errorf("after settling: operation %v, pool %v; want DONE and RUNNING", done["status"], pool["status"])
+	}
+	cfg := pool["config"].(map[string]any)
+	if cfg["flexStart"] != true || cfg["reservationAffinity"].(map[string]any)["consumeReservationType"] != "NO_RESERVATION" {
+		t.Errorf("flex pool config = %v; want flexStart echoed and no reservation consumption filled in", cfg)
+	}
+}
+
+func TestStockout(t *testing.T) {
+	h := newHarness(t, time.Hour)
+	h.cluster()
+	h.emu.Stockout("dws-pool", 1)
+	_, op := h.do("POST", loc+"/clusters/c/nodePools", tutorialDWS)
+	h.emu.Settle()
+	_, done := h.do("GET", loc+"/operations/"+op["name"].(string), "")
+	_, pool := h.do("GET", loc+"/clusters/c/nodePools/dws-pool", "")
+	opErr, _ := done["error"].(map[string]any)
+	if opErr == nil || !strings.Contains(opErr["message"].(string), "GCE_STOCKOUT") || pool["status"] != "ERROR" {
+		t.Errorf("stockout: operation error %v, pool status %v; want GCE_STOCKOUT and ERROR", opErr, pool["status"])
+	}
+}
+
+func TestNodePoolValidation(t *testing.T) {
+	cases := []struct {
+		name, body string
+		code       int
+		want       string
+	}{
+		{"tutorial dws pool", tutorialDWS, 200, ""},
+		{"duplicate name", tutorialDWS, 409, "Already exists: projects/p/locations/us-east5-b/clusters/c/nodePools/dws-pool."},
+		{"unknown TPU type", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-9t"}}}`, 400, "not a supported TPU machine type"},
+		{"topology misfit", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x3"}}}`, 400, "does not fit machine type"},
+		{"topology syntax", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"four"}}}`, 400, "must look like AxB"},
+		{"topology on CPU type", `{"nodePool":{"name":"a","config":{"machineType":"n2-standard-8"},"placementPolicy":{"tpuTopology":"2x2"}}}`, 400, "only be specified for TPU machine types"},
+		{"max not whole slices", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":6}}}`, 400, "must be multiples of 4"},
+		{"min above max", `{"nodePool":{"name":"a","config":{"machineType":"n2-standard-8"},"autoscaling":{"enabled":true,"minNodeCount":3,"maxNodeCount":2}}}`, 400, "cannot be greater than maximum"},
+		{"queued without autoscaling", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"queuedProvisioning":{"enabled":true}}}`, 400, "requires autoscaling"},
+		{"queued with minimum", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x4"},"queuedProvisioning":{"enabled":true},"autoscaling":{"enabled":true,"minNodeCount":4,"maxNodeCount":4}}}`, 400, "total minimum node count of 0"},
+		{"flex-start consuming reservations", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","flexStart":true,"reservationAffinity":{"consumeReservationType":"ANY_RESERVATION"}}}}`, 400, "cannot consume reservations"},
+		{"bad name", `{"nodePool":{"name":"Bad_Name","config":{"machineType":"n2-standard-8"}}}`, 400, "Invalid value for field 'nodePool.name'"},
+		{"unknown field", `{"nodePool":{"name":"a","bogus":1}}`, 400, "Invalid JSON payload received"},
+	}
+	h := newHarness(t, 0)
+	h.cluster()
+	for _, tc := range cases {
+		code, body := h.do("POST", loc+"/clusters/c/nodePools", tc.body)
+		h.emu.Settle()
+		msg := ""
+		if e, ok := body["error"].(map[string]any); ok {
+			msg = e["message"].(string)
+		}
+		if code != tc.code || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: got %d %q, want %d containing %q", tc.name, code, msg, tc.code, tc.want)
+		}
+	}
+	if code, _ := h.do("POST", loc+"/clusters/missing/nodePools", tutorialDWS); code != 404 {
+		t.Errorf("pool in a missing cluster: %d, want 404", code)
+	}
+}
+
+func TestFaultInjectionOverHTTP(t *testing.T) {
+	h := newHarness(t, 0)
+	resp, err := http.Post(h.srv.URL+"/emulator/v1/faults", "application/json",
+		strings.NewReader(`{"method":"ListClusters","count":1,"httpCode":503}`))
+	if err != nil || resp.StatusCode != 204 {
+		t.Fatalf("admin call: %v %v", err, resp)
+	}
+	if code, _ := h.do("GET", loc+"/clusters", ""); code != 503 {
+		t.Errorf("first ListClusters after the fault: %d, want 503", code)
+	}
+	if code, _ := h.do("GET", loc+"/clusters", ""); code != 200 {
+		t.Errorf("second ListClusters: %d, want 200", code)
+	}
+	if got := h.emu.Calls()["ListClusters"]; got != 2 {
+		t.Errorf("ListClusters counted %d times, want 2", got)
+	}
+}
