@@ -11,7 +11,7 @@ import (
 )
 
 // Generate the docs from the schema, templates/ and examples/ (see GNUmakefile's generate target).
-//go:generate go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs generate --provider-name dwsfallback
+//go:generate sh -c "cd tools && go tool tfplugindocs generate --provider-dir .. --provider-name dwsfallback"
 
 // version is set by goreleaser through ldflags.
 var version = "dev"
