@@ -149,3 +149,17 @@ func TestErrorClassification(t *testing.T) {
 		t.Errorf("duplicate create: IsAlreadyExists=%v IsClusterBusy=%v for %v", gke.IsAlreadyExists(err), gke.IsClusterBusy(err), err)
 	}
 }
+
+// An operation slower than the caller's timeout ends the wait with the deadline and names the operation, so the
+// resource can report which GKE operation was still running.
+func TestWaitStopsAtDeadlineOfSlowOperation(t *testing.T) {
+	c, emu := newClient(t, 10*time.Millisecond)
+	emu.SlowOperations(time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var started bool
+	err := c.Mutate(ctx, cluster, createPool(c, "slow"), func(*containerpb.Operation) { started = true })
+	if !started || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "CREATE_NODE_POOL") {
+		t.Fatalf("Mutate() = %v (started %v), want the deadline while waiting for the CREATE_NODE_POOL operation", err, started)
+	}
+}
