@@ -83,11 +83,10 @@ func (r *tpuPoolPairResource) Create(ctx context.Context, req resource.CreateReq
 			resp.Diagnostics.AddError(fmt.Sprintf("creating TPU node pool (%s)", p.Name.ValueString()), describe(err))
 			return
 		}
+		// Each pool is read back as it finishes, so state is complete without listing the pools again.
 		role.set(&st, flattenNodePool(role, np))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	}
-	r.refresh(ctx, client, ref, &st, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
 func (r *tpuPoolPairResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
