@@ -80,7 +80,7 @@ func (r *tpuPoolPairResource) Create(ctx context.Context, req resource.CreateReq
 			resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 		})
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("creating TPU node pool (%s)", p.Name.ValueString()), describe(err))
+			resp.Diagnostics.AddError(fmt.Sprintf("creating TPU node pool (%s)", p.Name.ValueString()), err.Error())
 			return
 		}
 		// Each pool is read back as it finishes, so state is complete without listing the pools again.
@@ -112,7 +112,7 @@ func (r *tpuPoolPairResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), describe(err))
+		resp.Diagnostics.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), err.Error())
 		return
 	}
 	if pools[onDemand] == nil && pools[flex] == nil {
@@ -146,7 +146,7 @@ func (r *tpuPoolPairResource) Update(ctx context.Context, req resource.UpdateReq
 	}
 	pools, err := listPools(ctx, client, ref)
 	if err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), describe(err))
+		resp.Diagnostics.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), err.Error())
 		return
 	}
 	// st follows reality step by step, so that an error part-way leaves state a later apply can finish from.
@@ -165,7 +165,7 @@ func (r *tpuPoolPairResource) Update(ctx context.Context, req resource.UpdateReq
 		}
 		if have != nil {
 			if err := deletePool(ctx, client, ref, have.GetName()); err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("deleting TPU node pool (%s) to replace it", have.GetName()), describe(err))
+				resp.Diagnostics.AddError(fmt.Sprintf("deleting TPU node pool (%s) to replace it", have.GetName()), err.Error())
 				return
 			}
 		}
@@ -177,7 +177,7 @@ func (r *tpuPoolPairResource) Update(ctx context.Context, req resource.UpdateReq
 			save()
 		})
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("creating TPU node pool (%s)", want.Name.ValueString()), describe(err))
+			resp.Diagnostics.AddError(fmt.Sprintf("creating TPU node pool (%s)", want.Name.ValueString()), err.Error())
 			return
 		}
 		pools[np.GetName()] = np
@@ -199,7 +199,7 @@ func (r *tpuPoolPairResource) Update(ctx context.Context, req resource.UpdateReq
 			})
 		}, nil)
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("updating autoscaling of TPU node pool (%s)", np.GetName()), describe(err))
+			resp.Diagnostics.AddError(fmt.Sprintf("updating autoscaling of TPU node pool (%s)", np.GetName()), err.Error())
 			return
 		}
 	}
@@ -234,7 +234,7 @@ func (r *tpuPoolPairResource) Delete(ctx context.Context, req resource.DeleteReq
 		name string
 	}{{flexStartRole, flex}, {onDemandRole, onDemand}} {
 		if err := deletePool(ctx, client, ref, p.name); err != nil && !gke.IsNotFound(err) {
-			resp.Diagnostics.AddError(fmt.Sprintf("deleting TPU node pool (%s)", p.name), describe(err))
+			resp.Diagnostics.AddError(fmt.Sprintf("deleting TPU node pool (%s)", p.name), err.Error())
 			return
 		}
 		p.role.set(&st, types.ObjectNull(p.role.attrTypes()))
@@ -446,7 +446,7 @@ func (r *tpuPoolPairResource) refresh(ctx context.Context, client *gke.Client, r
 	}
 	pools, err := listPools(ctx, client, ref)
 	if err != nil {
-		diags.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), describe(err))
+		diags.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), err.Error())
 		return
 	}
 	flattenPair(st, ref, pools[onDemand], pools[flex])
@@ -500,10 +500,6 @@ func incompatible(role poolRole, have, want *containerpb.NodePool) string {
 		return "is a flex-start or queued-provisioning pool, not an on-demand one"
 	}
 	return ""
-}
-
-func describe(err error) string {
-	return err.Error()
 }
 
 func knownString(v types.String) string {
