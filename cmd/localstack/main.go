@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 )
 
 func main() {
@@ -27,13 +28,19 @@ func main() {
 	addr := flag.String("gke-addr", "127.0.0.1:0", "address for the GKE API emulator (loopback; port 0 picks a free one)")
 	project := flag.String("project", "dwsfallback-local", "project id written to the env file")
 	delay := flag.Duration("operation-delay", 2*time.Second, "how long emulated GKE operations take")
+	kube := flag.Bool("kubernetes", true, "also run the local Kubernetes control plane with Kueue, and point emulated clusters at it")
+	binDir := flag.String("bin-dir", "", "folder with kube-apiserver, kube-controller-manager and kueue (default DIR/bin)")
+	dwsDelay := flag.Duration("dws-delay", 3*time.Second, "how long the simulated DWS takes to provision a request")
 	flag.Parse()
-	if err := run(*dir, *addr, *project, *delay); err != nil {
+	if *binDir == "" {
+		*binDir = filepath.Join(*dir, "bin")
+	}
+	if err := run(*dir, *addr, *project, *delay, *kube, *binDir, *dwsDelay); err != nil {
 		log.Fatalf("localstack: %v", err)
 	}
 }
 
-func run(dir, addr, project string, delay time.Duration) error {
+func run(dir, addr, project string, delay time.Duration, kube bool, binDir string, dwsDelay time.Duration) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -62,6 +69,29 @@ export DWSFALLBACK_CONTAINER_ENDPOINT=%[2]s
 export GOOGLE_PROJECT=%[3]s
 export GOOGLE_OAUTH_ACCESS_TOKEN=%[4]s
 `, envFile, endpoint, project, token)
+	if kube {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
+		stack, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(abs, "stack"), BinDir: binDir, Repo: ".", Tokens: []string{token}})
+		if err != nil {
+			return fmt.Errorf("starting the local control plane: %w", err)
+		}
+		defer stack.Stop()
+		for _, t := range stack.Timings {
+			log.Printf("  %-24s %s", t.Phase, t.Duration.Round(time.Millisecond))
+		}
+		// Emulated clusters point at the real control plane, as a GKE cluster's endpoint and CA point at its master.
+		emu.SetClusterEndpoint(stack.Endpoint, stack.CABase64())
+		dws, err := emu.NewDWS(stack.RESTConfig(), gkeemu.DWSProvision, dwsDelay)
+		if err != nil {
+			return err
+		}
+		go dws.Run(ctx)
+		env += fmt.Sprintf("export KUBECONFIG=%s\n", stack.Kubeconfig)
+		log.Printf("Kubernetes API at %s with Kueue; kubeconfig %s", stack.Host, stack.Kubeconfig)
+	}
 	// The token is a throwaway for the loopback emulator, but it is still a credential: owner-only.
 	if err := os.WriteFile(envFile, []byte(env), 0o600); err != nil {
 		return err

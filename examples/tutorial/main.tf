@@ -1,5 +1,5 @@
-# The DWS + Kueue TPU fallback tutorial as a configuration. Today it holds the TPU node pools (steps 2 to 4); the
-# cluster, Kueue and the RayJobs join it as their resources land.
+# The DWS + Kueue TPU fallback tutorial as a configuration: the TPU node pools (steps 2 to 4) and the Kueue queue
+# (step 6). The cluster, the Kueue install and the RayJobs join it as their resources land.
 terraform {
   required_providers {
     dwsfallback = {
@@ -51,6 +51,35 @@ resource "dwsfallback_tpu_pool_pair" "v6e" {
 
   on_demand  = { name = "on-demand-pool" }
   flex_start = { name = "dws-pool" }
+}
+
+resource "dwsfallback_kueue_queue" "tpu" {
+  cluster = var.cluster
+  name    = "cluster-queue"
+  flavors = [
+    {
+      name        = "default-cpu"
+      node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" }
+      quotas      = { cpu = "10", memory = "20Gi", "google.com/tpu" = "0" }
+    },
+    {
+      name        = "on-demand"
+      node_labels = dwsfallback_tpu_pool_pair.v6e.on_demand.node_labels
+      quotas      = { cpu = "40", memory = "75Gi", "google.com/tpu" = tostring(dwsfallback_tpu_pool_pair.v6e.chips_per_slice) }
+    },
+    {
+      name         = "dws"
+      node_labels  = dwsfallback_tpu_pool_pair.v6e.flex_start.node_labels
+      quotas       = { cpu = "1000000000", memory = "1000000000Gi", "google.com/tpu" = "1000000000" }
+      provisioning = { admission_check = "dws-prov", config = "dws-config" }
+    },
+  ]
+  local_queues = [{ namespace = "default", name = "user-queue" }]
+}
+
+output "queue_active" {
+  description = "Whether Kueue reports the ClusterQueue Active."
+  value       = dwsfallback_kueue_queue.tpu.active
 }
 
 output "flex_start_enabled" {

@@ -101,6 +101,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		Message  string `json:"message"`
 		Pool     string `json:"pool"`
 		Delay    string `json:"delay"`
+		Mode     string `json:"mode"`
 	}
 	if r.Method == http.MethodPost {
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil && err.Error() != "EOF" {
@@ -124,6 +125,16 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.ClearFaults()
 	case "stockouts":
 		s.Stockout(body.Pool, body.Count)
+	case "dws":
+		s.mu.Lock()
+		d := s.dws
+		s.mu.Unlock()
+		delay, err := time.ParseDuration(body.Delay)
+		if d == nil || err != nil {
+			writeError(w, invalid("no DWS simulator running, or bad delay %q", body.Delay))
+			return
+		}
+		d.SetMode(DWSMode(body.Mode), delay)
 	case "operations:settle":
 		s.Settle()
 	case "operationDelay", "slowOperations":

@@ -45,6 +45,7 @@ type Server struct {
 	faults   faults
 	nextID   int
 	table    map[routeKey]route
+	dws      *DWS
 }
 
 type cluster struct {

@@ -4,6 +4,8 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"net/url"
 	"os"
 	"strconv"
@@ -18,7 +20,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"golang.org/x/oauth2"
+
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
 var (
@@ -38,12 +44,23 @@ type dwsProvider struct {
 }
 
 type providerModel struct {
-	Project                   types.String `tfsdk:"project"`
-	Location                  types.String `tfsdk:"location"`
-	AccessToken               types.String `tfsdk:"access_token"`
-	Credentials               types.String `tfsdk:"credentials"`
-	ImpersonateServiceAccount types.String `tfsdk:"impersonate_service_account"`
-	ContainerEndpoint         types.String `tfsdk:"container_endpoint"`
+	Project                   types.String     `tfsdk:"project"`
+	Location                  types.String     `tfsdk:"location"`
+	AccessToken               types.String     `tfsdk:"access_token"`
+	Credentials               types.String     `tfsdk:"credentials"`
+	ImpersonateServiceAccount types.String     `tfsdk:"impersonate_service_account"`
+	ContainerEndpoint         types.String     `tfsdk:"container_endpoint"`
+	Kubernetes                *kubernetesModel `tfsdk:"kubernetes"`
+}
+
+// kubernetesModel points Kubernetes-side resources at a cluster directly, instead of through GKE.
+type kubernetesModel struct {
+	ConfigPath           types.String `tfsdk:"config_path"`
+	ConfigContext        types.String `tfsdk:"config_context"`
+	Host                 types.String `tfsdk:"host"`
+	Token                types.String `tfsdk:"token"`
+	ClusterCACertificate types.String `tfsdk:"cluster_ca_certificate"`
+	Insecure             types.Bool   `tfsdk:"insecure"`
 }
 
 func (p *dwsProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -84,6 +101,21 @@ func (p *dwsProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional: true,
 				MarkdownDescription: "Custom GKE API endpoint, such as the local emulator's `http://127.0.0.1:PORT`. " +
 					"Falls back to `DWSFALLBACK_CONTAINER_ENDPOINT`, then Google's endpoint.",
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"kubernetes": schema.SingleNestedBlock{
+				MarkdownDescription: "Reach Kubernetes directly (kind, on-prem, a cluster not on GKE) instead of through the GKE cluster " +
+					"named by each resource. Without this block, the provider reads each cluster's endpoint and CA from GKE and " +
+					"authenticates with the provider's Google credentials, as GKE expects.",
+				Attributes: map[string]schema.Attribute{
+					"config_path":            schema.StringAttribute{Optional: true, MarkdownDescription: "Path to a kubeconfig file; `KUBECONFIG` is honoured only when this names it (`config_path = pathexpand(\"~/.kube/config\")`)."},
+					"config_context":         schema.StringAttribute{Optional: true, MarkdownDescription: "Context of the kubeconfig to use; default its current context."},
+					"host":                   schema.StringAttribute{Optional: true, MarkdownDescription: "API server URL, e.g. `https://127.0.0.1:6443`."},
+					"token":                  schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "Bearer token for `host`. Never written to state."},
+					"cluster_ca_certificate": schema.StringAttribute{Optional: true, MarkdownDescription: "PEM CA certificate of `host`."},
+					"insecure":               schema.BoolAttribute{Optional: true, MarkdownDescription: "Skip TLS verification of `host` (test clusters only)."},
+				},
 			},
 		},
 	}
@@ -145,15 +177,30 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		}
 	}
 	data := &providerData{
-		project:  pick(cfg.Project, "GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"),
-		location: pick(cfg.Location, "GOOGLE_ZONE", "GOOGLE_REGION"),
-		connect: func(ctx context.Context) (*gke.Client, error) {
-			ts, err := gke.TokenSource(ctx, creds)
-			if err != nil {
-				return nil, err
-			}
-			return gke.Connect(ctx, gke.Config{Endpoint: endpoint, TokenSource: ts, UserAgent: "terraform-provider-dwsfallback/" + p.version, Backoff: p.backoff})
-		},
+		project:   pick(cfg.Project, "GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"),
+		location:  pick(cfg.Location, "GOOGLE_ZONE", "GOOGLE_REGION"),
+		userAgent: "terraform-provider-dwsfallback/" + p.version,
+		newTokens: func(ctx context.Context) (oauth2.TokenSource, error) { return gke.TokenSource(ctx, creds) },
+		kubeCache: map[string]*kube.Clients{},
+	}
+	data.connect = func(ctx context.Context) (*gke.Client, error) {
+		ts, err := data.tokens(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return gke.Connect(ctx, gke.Config{Endpoint: endpoint, TokenSource: ts, UserAgent: data.userAgent, Backoff: p.backoff})
+	}
+	if k := cfg.Kubernetes; k != nil {
+		data.kubeTarget = &kube.Target{
+			Kubeconfig: k.ConfigPath.ValueString(), Context: k.ConfigContext.ValueString(),
+			Host: k.Host.ValueString(), BearerToken: k.Token.ValueString(), CAData: []byte(k.ClusterCACertificate.ValueString()),
+			Insecure: k.Insecure.ValueBool(), UserAgent: data.userAgent,
+		}
+		if data.kubeTarget.Kubeconfig == "" && data.kubeTarget.Host == "" {
+			resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Incomplete kubernetes block",
+				"The kubernetes block needs config_path (a kubeconfig) or host (with token and cluster_ca_certificate).")
+			return
+		}
 	}
 	tflog.Debug(ctx, "configured provider", map[string]any{"project": data.project, "location": data.location, "container_endpoint": endpoint})
 	resp.ResourceData = data
@@ -163,6 +210,7 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewTPUPoolPairResource,
+		NewKueueQueueResource,
 	}
 }
 
@@ -176,16 +224,91 @@ type clients interface {
 	GKE(ctx context.Context) (*gke.Client, error)
 	// Defaults are the provider's project and location, either possibly empty.
 	Defaults() (project, location string)
+	// Kube returns the Kubernetes clients of a cluster, made on first use.
+	Kube(ctx context.Context, ref clusterRef) (*kube.Clients, error)
+	// HasKubernetesBlock reports whether the provider names a Kubernetes cluster itself.
+	HasKubernetesBlock() bool
 }
 
 type providerData struct {
-	project, location string
-	connect           func(context.Context) (*gke.Client, error)
+	project, location, userAgent string
+	connect                      func(context.Context) (*gke.Client, error)
+	newTokens                    func(context.Context) (oauth2.TokenSource, error)
+	// kubeTarget, from the provider's kubernetes block, overrides reaching clusters through GKE.
+	kubeTarget *kube.Target
 
 	once   sync.Once
 	client *gke.Client
 	err    error
+
+	tokensOnce sync.Once
+	ts         oauth2.TokenSource
+	tsErr      error
+
+	kubeMu    sync.Mutex
+	kubeCache map[string]*kube.Clients
 }
+
+func (d *providerData) tokens(ctx context.Context) (oauth2.TokenSource, error) {
+	d.tokensOnce.Do(func() { d.ts, d.tsErr = d.newTokens(context.WithoutCancel(ctx)) })
+	return d.ts, d.tsErr
+}
+
+// Kube returns the clients of a cluster: from the kubernetes block if there is one, else from GKE's view of the
+// cluster (endpoint and CA) with the provider's Google token, refreshed per request. Made once per cluster and run.
+func (d *providerData) Kube(ctx context.Context, ref clusterRef) (*kube.Clients, error) {
+	key := ref.String()
+	if d.kubeTarget != nil {
+		key = "kubernetes-block"
+	}
+	d.kubeMu.Lock()
+	defer d.kubeMu.Unlock()
+	if c := d.kubeCache[key]; c != nil {
+		return c, nil
+	}
+	target := d.kubeTarget
+	if target == nil {
+		t, err := d.gkeTarget(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		target = t
+	}
+	c, err := kube.New(*target)
+	if err != nil {
+		return nil, err
+	}
+	d.kubeCache[key] = c
+	return c, nil
+}
+
+func (d *providerData) gkeTarget(ctx context.Context, ref clusterRef) (*kube.Target, error) {
+	client, err := d.GKE(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.Cluster, error) {
+		return client.API().GetCluster(ctx, &containerpb.GetClusterRequest{Name: ref.String()})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading cluster %s for its Kubernetes endpoint: %w", ref, err)
+	}
+	if cl.GetEndpoint() == "" {
+		return nil, fmt.Errorf("cluster %s has no endpoint yet (status %s)", ref, cl.GetStatus())
+	}
+	ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s reports an unreadable CA certificate: %w", ref, err)
+	}
+	ts, err := d.tokens(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &kube.Target{Host: "https://" + cl.GetEndpoint(), CAData: ca, TokenSource: ts, UserAgent: d.userAgent}, nil
+}
+
+// HasKubernetesBlock reports whether Kubernetes-side resources may omit their cluster.
+func (d *providerData) HasKubernetesBlock() bool { return d.kubeTarget != nil }
 
 func (d *providerData) GKE(ctx context.Context) (*gke.Client, error) {
 	d.once.Do(func() {

@@ -53,6 +53,7 @@ func TestMain(m *testing.M) {
 		os.Setenv(k, v)
 	}
 	code := m.Run()
+	stopStack()
 	srv.Close()
 	os.Exit(code)
 }

@@ -1,0 +1,136 @@
+package localstack
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is one child of the stack, in a process group of its own so that stopping it stops what it started.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+	err  error
+}
+
+func startProcess(dir, name, bin string, args ...string) (*process, error) {
+	logPath := filepath.Join(dir, name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("starting %s (%s): %w", name, bin, err)
+	}
+	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logFile.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after grace.
+func (p *process) stop(grace time.Duration) {
+	if p == nil || p.cmd.Process == nil {
+		return
+	}
+	pgid := -p.cmd.Process.Pid
+	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = syscall.Kill(pgid, syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// tail returns the end of the process's log, for error messages.
+func (p *process) tail() string {
+	b, _ := os.ReadFile(p.log)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// waitReady polls url until it answers 200, the process dies, or ctx ends.
+func waitReady(ctx context.Context, p *process, url string, client *http.Client, header http.Header) error {
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if p.exited() {
+			return fmt.Errorf("%s exited before it was ready (%v); end of %s:\n%s", p.name, p.err, p.log, p.tail())
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s not ready at %s: %w; end of %s:\n%s", p.name, url, errors.Join(ctx.Err(), err), p.log, p.tail())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func tlsClient(caPEM []byte) *http.Client {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+}
+
+// freePorts reserves n loopback ports by listening on them, then releases them for the children to bind.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, n)
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports, nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

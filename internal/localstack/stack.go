@@ -1,0 +1,262 @@
+// Package localstack runs a real Kubernetes control plane on loopback for the provider's demo and tests: etcd (Debian's
+// etcd-server), kube-apiserver and kube-controller-manager built from k8s.io/kubernetes, the CRDs of Kueue, KubeRay
+// and ProvisioningRequest from the module cache, and the real Kueue manager with its webhooks. Every process binds
+// free loopback ports and is ended by PID (its process group) on Stop.
+package localstack
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+)
+
+// Options configure a stack.
+type Options struct {
+	// Dir holds the stack's data, certificates, configuration and logs. It is emptied first.
+	Dir string
+	// BinDir holds kube-apiserver, kube-controller-manager and kueue (see the GNUmakefile's stack-bins target).
+	BinDir string
+	// Repo is a folder inside this Go module, used to find the CRDs' modules in the module cache.
+	Repo string
+	// Tokens are bearer tokens the API server accepts as cluster admins, besides the stack's own: the provider's
+	// Google access token goes here, as GKE accepts the caller's OAuth token.
+	Tokens []string
+	// Etcd is the etcd binary; empty means "etcd" on PATH (Debian's etcd-server).
+	Etcd string
+}
+
+// Stack is a running control plane.
+type Stack struct {
+	// Host is the API server's URL, https://127.0.0.1:PORT; Endpoint is 127.0.0.1:PORT, as GKE reports an endpoint.
+	Host, Endpoint string
+	// CAPEM is the CA that signed the API server's serving certificate.
+	CAPEM []byte
+	// AdminToken is a cluster-admin bearer token; Kubeconfig a kubectl configuration that uses it.
+	AdminToken, Kubeconfig string
+	// Timings records how long each phase took.
+	Timings []Timing
+
+	procs []*process
+}
+
+// Timing is how long one phase of Start took.
+type Timing struct {
+	Phase    string
+	Duration time.Duration
+}
+
+// CABase64 is the CA as GKE reports masterAuth.clusterCaCertificate.
+func (s *Stack) CABase64() string { return base64.StdEncoding.EncodeToString(s.CAPEM) }
+
+// RESTConfig is an admin client configuration.
+func (s *Stack) RESTConfig() *rest.Config {
+	return &rest.Config{Host: s.Host, BearerToken: s.AdminToken, TLSClientConfig: rest.TLSClientConfig{CAData: s.CAPEM}, QPS: 100, Burst: 200}
+}
+
+// Start brings the control plane up and returns when Kueue is ready to serve. On error, whatever started is stopped.
+func Start(ctx context.Context, o Options) (s *Stack, err error) {
+	if err := os.RemoveAll(o.Dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kueue"} {
+		if _, err := os.Stat(filepath.Join(o.BinDir, b)); err != nil {
+			return nil, fmt.Errorf("%s is not built in %s (run `make stack-bins`): %w", b, o.BinDir, err)
+		}
+	}
+	etcdBin := o.Etcd
+	if etcdBin == "" {
+		if etcdBin, err = exec.LookPath("etcd"); err != nil {
+			return nil, errors.New("etcd is not installed (apt-get install etcd-server)")
+		}
+	}
+	s = &Stack{}
+	defer func() {
+		if err != nil {
+			s.Stop()
+		}
+	}()
+	phase := time.Now()
+	mark := func(name string) {
+		s.Timings = append(s.Timings, Timing{name, time.Since(phase)})
+		phase = time.Now()
+	}
+	ports, err := freePorts(7)
+	if err != nil {
+		return nil, err
+	}
+	etcdPort, peerPort, apiPort, healthPort, metricsPort, webhookPort := ports[0], ports[1], ports[2], ports[3], ports[4], ports[5]
+
+	// Certificates: the API server's CA and serving certificate, and the service-account signing key.
+	ca, err := newCA("dwsfallback-local-ca")
+	if err != nil {
+		return nil, err
+	}
+	serving, err := ca.serving("kube-apiserver", "kubernetes", "kubernetes.default", "kubernetes.default.svc")
+	if err != nil {
+		return nil, err
+	}
+	sa, err := newCA("service-accounts")
+	if err != nil {
+		return nil, err
+	}
+	saPub, err := publicKeyPEM(sa)
+	if err != nil {
+		return nil, err
+	}
+	s.AdminToken, err = randomToken()
+	if err != nil {
+		return nil, err
+	}
+	tokens := fmt.Sprintf("%s,admin,admin,\"system:masters\"\n", s.AdminToken)
+	for i, t := range o.Tokens {
+		tokens += fmt.Sprintf("%s,google-user-%d,google-user-%d,\"system:masters\"\n", t, i, i)
+	}
+	files := map[string][]byte{
+		"ca.crt": ca.cert, "apiserver.crt": serving.cert, "apiserver.key": serving.key,
+		"sa.key": sa.key, "sa.pub": saPub, "tokens.csv": []byte(tokens),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(o.Dir, name), b, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	f := func(name string) string { return filepath.Join(o.Dir, name) }
+
+	etcd, err := startProcess(o.Dir, "etcd", etcdBin, "--name=local", "--data-dir="+f("etcd"),
+		"--listen-client-urls=http://127.0.0.1:"+itoa(etcdPort), "--advertise-client-urls=http://127.0.0.1:"+itoa(etcdPort),
+		"--listen-peer-urls=http://127.0.0.1:"+itoa(peerPort), "--initial-advertise-peer-urls=http://127.0.0.1:"+itoa(peerPort),
+		"--initial-cluster=local=http://127.0.0.1:"+itoa(peerPort), "--unsafe-no-fsync", "--log-level=warn")
+	if err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, etcd)
+	if err := waitReady(ctx, etcd, fmt.Sprintf("http://127.0.0.1:%d/health", etcdPort), http.DefaultClient, nil); err != nil {
+		return nil, err
+	}
+	mark("etcd")
+
+	api, err := startProcess(o.Dir, "kube-apiserver", filepath.Join(o.BinDir, "kube-apiserver"),
+		"--etcd-servers=http://127.0.0.1:"+itoa(etcdPort), "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		"--secure-port="+itoa(apiPort), "--tls-cert-file="+f("apiserver.crt"), "--tls-private-key-file="+f("apiserver.key"),
+		"--client-ca-file="+f("ca.crt"), "--service-cluster-ip-range=10.0.0.0/24", "--token-auth-file="+f("tokens.csv"),
+		"--authorization-mode=RBAC", "--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file="+f("sa.pub"), "--service-account-signing-key-file="+f("sa.key"),
+		"--disable-admission-plugins=ServiceAccount", "--cert-dir="+f("apiserver-certs"))
+	if err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, api)
+	s.CAPEM, s.Endpoint = ca.cert, fmt.Sprintf("127.0.0.1:%d", apiPort)
+	s.Host = "https://" + s.Endpoint
+	auth := http.Header{"Authorization": {"Bearer " + s.AdminToken}}
+	if err := waitReady(ctx, api, s.Host+"/readyz", tlsClient(ca.cert), auth); err != nil {
+		return nil, err
+	}
+	mark("kube-apiserver")
+
+	s.Kubeconfig = f("kubeconfig")
+	if err := os.WriteFile(s.Kubeconfig, []byte(s.kubeconfig()), 0o600); err != nil {
+		return nil, err
+	}
+	kcm, err := startProcess(o.Dir, "kube-controller-manager", filepath.Join(o.BinDir, "kube-controller-manager"),
+		"--kubeconfig="+s.Kubeconfig, "--controllers=garbagecollector,namespace,serviceaccount-token",
+		"--leader-elect=false", "--use-service-account-credentials=false", "--service-account-private-key-file="+f("sa.key"),
+		"--secure-port=0")
+	if err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, kcm)
+
+	cfg := s.RESTConfig()
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	core, err := corev1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := crdFiles(o.Repo)
+	if err != nil {
+		return nil, err
+	}
+	webhookURL := fmt.Sprintf("https://127.0.0.1:%d", webhookPort)
+	kcerts, err := newKueueCerts()
+	if err != nil {
+		return nil, err
+	}
+	if err := installCRDs(ctx, dyn, crds, webhookURL, kcerts.ca.cert); err != nil {
+		return nil, err
+	}
+	mark("CRDs")
+
+	kueueDir, err := moduleDir(o.Repo, KueueModule)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareKueue(ctx, core, dyn, kueueDir, f("kueue-certs"), kcerts, webhookURL); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(f("kueue-config.yaml"), []byte(kueueConfig(healthPort, metricsPort, webhookPort, f("kueue-certs"))), 0o600); err != nil {
+		return nil, err
+	}
+	kueue, err := startProcess(o.Dir, "kueue", filepath.Join(o.BinDir, "kueue"), "--config="+f("kueue-config.yaml"), "--kubeconfig="+s.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	s.procs = append(s.procs, kueue)
+	if err := waitReady(ctx, kueue, fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort), http.DefaultClient, nil); err != nil {
+		return nil, err
+	}
+	mark("kueue")
+	return s, nil
+}
+
+// Stop ends every process, newest first.
+func (s *Stack) Stop() {
+	for i := len(s.procs) - 1; i >= 0; i-- {
+		s.procs[i].stop(10 * time.Second)
+	}
+	s.procs = nil
+}
+
+// PIDs are the processes' ids, for callers that record them.
+func (s *Stack) PIDs() []int {
+	var out []int
+	for _, p := range s.procs {
+		out = append(out, p.cmd.Process.Pid)
+	}
+	return out
+}
+
+func (s *Stack) kubeconfig() string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: admin
+  user:
+    token: %s
+contexts:
+- name: local
+  context: {cluster: local, user: admin, namespace: default}
+current-context: local
+`, s.Host, s.CABase64(), s.AdminToken)
+}

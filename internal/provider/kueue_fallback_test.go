@@ -1,0 +1,187 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+)
+
+// kubectl runs the real kubectl against the stack, with stdin.
+func kubectl(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Fatalf("kubectl is not installed; the equivalence tests apply the tutorial's manifests with it: %v", err)
+	}
+	cmd := exec.Command(bin, append([]string{"--kubeconfig", requireStack(t).Kubeconfig}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func testdata(t *testing.T, name string, replace ...string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.NewReplacer(replace...).Replace(string(b))
+}
+
+// TestAccKueueQueue_tutorialEquivalence: the tutorial's objects applied by kubectl import with an empty plan, and the
+// objects this resource makes are equal, field by field, to those kubectl made.
+func TestAccKueueQueue_tutorialEquivalence(t *testing.T) {
+	requireStack(t)
+	createTestCluster(t, "acc-kequiv")
+	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "kubectl"), "apply", "-f", "-")
+	ref := clusterRef{Project: testProject, Location: testLocation, Name: "acc-kequiv"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:             queueConfig("acc-kequiv", "kubectl", 16),
+				ResourceName:       queueAddr,
+				ImportState:        true,
+				ImportStateId:      ref.String() + "/clusterQueues/kubectl-cluster-queue",
+				ImportStatePersist: true,
+			},
+			{Config: queueConfig("acc-kequiv", "kubectl", 16), PlanOnly: true},
+		},
+	})
+	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "kubectl2"), "apply", "-f", "-")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: queueConfig("acc-kequiv", "tfmade", 16),
+			Check: func(*terraform.State) error {
+				if diff := cmp.Diff(queueSpecs(t, "kubectl2"), queueSpecs(t, "tfmade")); diff != "" {
+					return fmt.Errorf("objects made by kubectl and by the provider differ (-kubectl +provider):\n%s", diff)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// queueSpecs are the specs of a tutorial queue's objects, as JSON with the prefix taken out, by kind.
+func queueSpecs(t *testing.T, p string) map[string]string {
+	api := adminClients(t).Kueue.KueueV1beta2()
+	ctx := context.Background()
+	out := map[string]string{}
+	add := func(kind string, spec any, err error) {
+		if err != nil {
+			t.Fatalf("%s of %s: %v", kind, p, err)
+		}
+		b, _ := json.Marshal(spec)
+		out[kind] = strings.ReplaceAll(string(b), p+"-", "")
+	}
+	cq, err := api.ClusterQueues().Get(ctx, p+"-cluster-queue", metav1.GetOptions{})
+	add("ClusterQueue", cq.Spec, err)
+	for _, f := range []string{"default-cpu", "on-demand", "dws"} {
+		rf, err := api.ResourceFlavors().Get(ctx, p+"-"+f, metav1.GetOptions{})
+		add("ResourceFlavor/"+f, rf.Spec, err)
+	}
+	ac, err := api.AdmissionChecks().Get(ctx, p+"-dws-prov", metav1.GetOptions{})
+	add("AdmissionCheck", ac.Spec, err)
+	prc, err := api.ProvisioningRequestConfigs().Get(ctx, p+"-dws-config", metav1.GetOptions{})
+	add("ProvisioningRequestConfig", prc.Spec, err)
+	lq, err := api.LocalQueues("default").Get(ctx, p+"-user-queue", metav1.GetOptions{})
+	add("LocalQueue", lq.Spec, err)
+	return out
+}
+
+// TestAccKueueQueue_fallback submits the tutorial's RayJob twice with kubectl onto a queue and pool pair made by the
+// provider: job 1 is admitted on on-demand capacity, job 2 falls back to DWS, waits on the admission check, and is
+// admitted once the simulated DWS provisions the flex-start pool.
+func TestAccKueueQueue_fallback(t *testing.T) {
+	requireStack(t)
+	ref := createTestCluster(t, "acc-fallback")
+	cfg := pairConfig("acc-fallback", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-fallback", "fb", 16)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			Check: func(*terraform.State) error {
+				dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
+				defer kubectl(t, "", "delete", "rayjob", "fb-rayjob-1", "fb-rayjob-2", "--ignore-not-found", "--wait=true")
+				kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "fb", "JOB_ID", "1"), "apply", "-f", "-")
+				wl1 := waitWorkload(t, "fb-rayjob-1", func(w *kueue.Workload) bool { return isAdmitted(w) })
+				if got := tpuFlavor(wl1); got != "fb-on-demand" {
+					return fmt.Errorf("job 1 admitted on %q, want fb-on-demand", got)
+				}
+				kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "fb", "JOB_ID", "2"), "apply", "-f", "-")
+				wl2 := waitWorkload(t, "fb-rayjob-2", func(w *kueue.Workload) bool { return w.Status.Admission != nil })
+				if got := tpuFlavor(wl2); got != "fb-dws" {
+					return fmt.Errorf("job 2 reserved quota on %q, want fb-dws (the fallback)", got)
+				}
+				wl2 = waitWorkload(t, "fb-rayjob-2", func(w *kueue.Workload) bool { return isAdmitted(w) })
+				if len(wl2.Status.AdmissionChecks) != 1 || wl2.Status.AdmissionChecks[0].Name != "fb-dws-prov" || wl2.Status.AdmissionChecks[0].State != kueue.CheckStateReady {
+					return fmt.Errorf("job 2 admission checks = %+v, want fb-dws-prov Ready", wl2.Status.AdmissionChecks)
+				}
+				if n, err := emu.NodeCount(ref.String(), "dws-pool"); err != nil || n != 4 {
+					return fmt.Errorf("flex-start pool has %d nodes after provisioning (%v), want the 4 of one slice", n, err)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+func isAdmitted(w *kueue.Workload) bool {
+	for _, c := range w.Status.Conditions {
+		if c.Type == kueue.WorkloadAdmitted && c.Status == metav1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// tpuFlavor is the flavor Kueue assigned to the TPU worker pod set.
+func tpuFlavor(w *kueue.Workload) string {
+	if w.Status.Admission == nil {
+		return ""
+	}
+	for _, ps := range w.Status.Admission.PodSetAssignments {
+		if f, ok := ps.Flavors["google.com/tpu"]; ok && ps.Name == "tpu-group" {
+			return string(f)
+		}
+	}
+	return ""
+}
+
+// waitWorkload waits for the Workload of a RayJob in default to satisfy ok.
+func waitWorkload(t *testing.T, rayJob string, ok func(*kueue.Workload) bool) *kueue.Workload {
+	t.Helper()
+	uid := strings.TrimSpace(kubectl(t, "", "get", "rayjob", rayJob, "-o", "jsonpath={.metadata.uid}"))
+	api := adminClients(t).Kueue.KueueV1beta2()
+	deadline := time.Now().Add(60 * time.Second)
+	var last *kueue.Workload
+	for time.Now().Before(deadline) {
+		list, err := api.Workloads("default").List(context.Background(), metav1.ListOptions{LabelSelector: "kueue.x-k8s.io/job-uid=" + uid})
+		if err == nil && len(list.Items) > 0 {
+			last = &list.Items[0]
+			if ok(last) {
+				return last
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("workload of %s did not get there in 60s; last seen: %+v", rayJob, last)
+	return nil
+}

@@ -1,0 +1,382 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+)
+
+// findQueue reads the live objects of a queue: the ClusterQueue, the flavors and admission checks it names, their
+// configs, and the LocalQueues in m (or, when discover is set, every LocalQueue that points at it). A nil cq means
+// the ClusterQueue is gone.
+func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discover bool) (*kueueObjects, error) {
+	api := c.Kueue.KueueV1beta2()
+	name := m.Name.ValueString()
+	cq, err := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return &kueueObjects{}, notInstalledOr(err, c)
+	}
+	if err != nil {
+		return nil, kubeError(c, "ClusterQueue", name, err)
+	}
+	o := &kueueObjects{cq: cq, flavors: map[string]*kueue.ResourceFlavor{}, checks: map[string]*kueue.AdmissionCheck{},
+		configs: map[string]*kueue.ProvisioningRequestConfig{}, queues: map[string]*kueue.LocalQueue{}}
+	for _, g := range cq.Spec.ResourceGroups {
+		for _, fq := range g.Flavors {
+			rf, err := api.ResourceFlavors().Get(ctx, string(fq.Name), metav1.GetOptions{})
+			if err == nil {
+				o.flavors[rf.Name] = rf
+			} else if !apierrors.IsNotFound(err) {
+				return nil, kubeError(c, "ResourceFlavor", string(fq.Name), err)
+			}
+		}
+	}
+	if s := cq.Spec.AdmissionChecksStrategy; s != nil {
+		for _, rule := range s.AdmissionChecks {
+			ac, err := api.AdmissionChecks().Get(ctx, string(rule.Name), metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				continue
+			} else if err != nil {
+				return nil, kubeError(c, "AdmissionCheck", string(rule.Name), err)
+			}
+			o.checks[ac.Name] = ac
+			if p := ac.Spec.Parameters; p != nil && p.Kind == "ProvisioningRequestConfig" {
+				prc, err := api.ProvisioningRequestConfigs().Get(ctx, p.Name, metav1.GetOptions{})
+				if err == nil {
+					o.configs[prc.Name] = prc
+				} else if !apierrors.IsNotFound(err) {
+					return nil, kubeError(c, "ProvisioningRequestConfig", p.Name, err)
+				}
+			}
+		}
+	}
+	if discover {
+		list, err := api.LocalQueues(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, kubeError(c, "LocalQueue", "*", err)
+		}
+		for i := range list.Items {
+			if lq := &list.Items[i]; string(lq.Spec.ClusterQueue) == name {
+				o.queues[lq.Namespace+"/"+lq.Name] = lq
+			}
+		}
+		return o, nil
+	}
+	for _, lq := range m.LocalQueues {
+		live, err := api.LocalQueues(lq.Namespace.ValueString()).Get(ctx, lq.Name.ValueString(), metav1.GetOptions{})
+		if err == nil {
+			o.queues[live.Namespace+"/"+live.Name] = live
+		} else if !apierrors.IsNotFound(err) {
+			return nil, kubeError(c, "LocalQueue", lq.Namespace.ValueString()+"/"+lq.Name.ValueString(), err)
+		}
+	}
+	return o, nil
+}
+
+// applyQueue server-side-applies every object of m, dependencies first, so Kueue never sees a reference to an object
+// that does not exist yet.
+func applyQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
+	api := c.Kueue.KueueV1beta2()
+	opts := metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: m.ForceConflicts.ValueBool()}
+	for _, f := range m.Flavors {
+		if err := retryWebhook(ctx, func() error {
+			_, err := api.ResourceFlavors().Apply(ctx, expandResourceFlavor(f), opts)
+			return err
+		}); err != nil {
+			return kubeError(c, "ResourceFlavor", f.Name.ValueString(), err)
+		}
+	}
+	for _, ch := range m.checks() {
+		if err := retryWebhook(ctx, func() error {
+			_, err := api.ProvisioningRequestConfigs().Apply(ctx, expandProvisioningRequestConfig(ch.p), opts)
+			return err
+		}); err != nil {
+			return kubeError(c, "ProvisioningRequestConfig", ch.p.Config.ValueString(), err)
+		}
+		if err := retryWebhook(ctx, func() error {
+			_, err := api.AdmissionChecks().Apply(ctx, expandAdmissionCheck(ch.p), opts)
+			return err
+		}); err != nil {
+			return kubeError(c, "AdmissionCheck", ch.p.AdmissionCheck.ValueString(), err)
+		}
+	}
+	if err := retryWebhook(ctx, func() error {
+		_, err := api.ClusterQueues().Apply(ctx, expandClusterQueue(m), opts)
+		return err
+	}); err != nil {
+		return kubeError(c, "ClusterQueue", m.Name.ValueString(), err)
+	}
+	for _, lq := range m.LocalQueues {
+		if err := retryWebhook(ctx, func() error {
+			_, err := api.LocalQueues(lq.Namespace.ValueString()).Apply(ctx, expandLocalQueue(lq, m.Name.ValueString()), opts)
+			return err
+		}); err != nil {
+			return kubeError(c, "LocalQueue", lq.Namespace.ValueString()+"/"+lq.Name.ValueString(), err)
+		}
+	}
+	return nil
+}
+
+// waitQueueActive waits until the ClusterQueue and every AdmissionCheck of m report Active, woken by watch events.
+func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
+	api := c.Kueue.KueueV1beta2()
+	name := m.Name.ValueString()
+	for _, ch := range m.checks() {
+		check := ch.p.AdmissionCheck.ValueString()
+		var why string
+		err := waitUntil(ctx, func(ctx context.Context) (watch.Interface, error) {
+			return api.AdmissionChecks().Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", check).String()})
+		}, func(ctx context.Context) (bool, error) {
+			ac, err := api.AdmissionChecks().Get(ctx, check, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			ok, msg := conditionTrue(ac.Status.Conditions, kueue.AdmissionCheckActive)
+			why = msg
+			return ok, nil
+		})
+		if err != nil {
+			return fmt.Errorf("AdmissionCheck %s is not Active%s: %w (is Kueue's provisioning-request controller running, and does the ProvisioningRequest CRD exist?)", check, because(why), err)
+		}
+	}
+	var why string
+	err := waitUntil(ctx, func(ctx context.Context) (watch.Interface, error) {
+		return api.ClusterQueues().Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
+	}, func(ctx context.Context) (bool, error) {
+		cq, err := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		ok, msg := conditionTrue(cq.Status.Conditions, kueue.ClusterQueueActive)
+		why = msg
+		return ok, nil
+	})
+	if err != nil {
+		return fmt.Errorf("ClusterQueue %s is not Active%s: %w (is the Kueue controller running?)", name, because(why), err)
+	}
+	return nil
+}
+
+func because(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return " (" + msg + ")"
+}
+
+func conditionTrue(conds []metav1.Condition, typ string) (bool, string) {
+	for _, c := range conds {
+		if c.Type == typ {
+			return c.Status == metav1.ConditionTrue, c.Message
+		}
+	}
+	return false, "no " + typ + " condition yet"
+}
+
+// waitUntil evaluates check at once and again on every change of the watched object (with a slow resync in case a
+// watch drops), until check says done or ctx ends.
+func waitUntil(ctx context.Context, open func(context.Context) (watch.Interface, error), check func(context.Context) (bool, error)) error {
+	var w watch.Interface
+	defer func() {
+		if w != nil {
+			w.Stop()
+		}
+	}()
+	for {
+		done, err := check(ctx)
+		if done {
+			return nil
+		}
+		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+			return err
+		}
+		if w == nil {
+			w, _ = open(ctx)
+		}
+		var events <-chan watch.Event
+		if w != nil {
+			events = w.ResultChan()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case _, ok := <-events:
+			if !ok {
+				w = nil
+			}
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// retryWebhook retries a write while Kueue's webhook cannot be reached yet (right after Kueue starts), for up to two
+// minutes within ctx.
+func retryWebhook(ctx context.Context, call func() error) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	wait := 200 * time.Millisecond
+	for {
+		err := call()
+		if err == nil || !webhookNotReady(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+		if wait < 3*time.Second {
+			wait *= 2
+		}
+	}
+}
+
+func webhookNotReady(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "failed calling webhook") || strings.Contains(s, "no endpoints available for service") ||
+		strings.Contains(s, "connection refused") && strings.Contains(s, "webhook")
+}
+
+// kubeError names the object and, for the common causes, the fix.
+func kubeError(c *kube.Clients, kind, name string, err error) error {
+	switch {
+	case apierrors.IsConflict(err) && strings.Contains(err.Error(), "conflict"):
+		return fmt.Errorf("%s %s on %s: fields are managed by another field manager with other values: %w; "+
+			"set force_conflicts = true (the default) to take ownership of them", kind, name, c.Host, err)
+	case apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource"):
+		return fmt.Errorf("%s %s on %s: the cluster does not serve Kueue's kueue.x-k8s.io/v1beta2 API; install Kueue v0.15 "+
+			"or later (dwsfallback_kueue_install, or the tutorial's helm install): %w", kind, name, c.Host, err)
+	case webhookNotReady(err):
+		return fmt.Errorf("%s %s on %s: Kueue's webhook is not answering (Kueue not running, or just installed): %w", kind, name, c.Host, err)
+	}
+	return fmt.Errorf("%s %s on %s: %w", kind, name, c.Host, err)
+}
+
+// notInstalledOr tells a missing ClusterQueue (nil: the object is gone) from a cluster without Kueue.
+func notInstalledOr(err error, c *kube.Clients) error {
+	if strings.Contains(err.Error(), "the server could not find the requested resource") {
+		return kubeError(c, "ClusterQueue", "", err)
+	}
+	return nil
+}
+
+// queueObjectNames are the names of a queue's objects; local queues as namespace/name.
+type queueObjectNames struct {
+	clusterQueue                          string
+	flavors, checks, configs, localQueues []string
+}
+
+func (m *kueueQueueModel) objectNames() queueObjectNames {
+	o := queueObjectNames{clusterQueue: m.Name.ValueString()}
+	for _, f := range m.Flavors {
+		o.flavors = append(o.flavors, f.Name.ValueString())
+	}
+	for _, ch := range m.checks() {
+		o.checks = append(o.checks, ch.p.AdmissionCheck.ValueString())
+		o.configs = append(o.configs, ch.p.Config.ValueString())
+	}
+	for _, lq := range m.LocalQueues {
+		o.localQueues = append(o.localQueues, lq.Namespace.ValueString()+"/"+lq.Name.ValueString())
+	}
+	return o
+}
+
+// deleteQueueObjects deletes the named objects, dependents first, and waits until each is gone; an empty
+// clusterQueue keeps the ClusterQueue. A ClusterQueue held by Kueue's resource-in-use finalizer because workloads
+// still use it gets a clear error after a short wait instead of a hang until the timeout.
+func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames) error {
+	api := c.Kueue.KueueV1beta2()
+	for _, key := range o.localQueues {
+		ns, n, _ := strings.Cut(key, "/")
+		if err := deleteAndWait(ctx, func(ctx context.Context) error { return api.LocalQueues(ns).Delete(ctx, n, metav1.DeleteOptions{}) },
+			func(ctx context.Context) error {
+				_, err := api.LocalQueues(ns).Get(ctx, n, metav1.GetOptions{})
+				return err
+			}, time.Minute); err != nil {
+			return kubeError(c, "LocalQueue", key, err)
+		}
+	}
+	if name := o.clusterQueue; name != "" {
+		err := deleteAndWait(ctx, func(ctx context.Context) error { return api.ClusterQueues().Delete(ctx, name, metav1.DeleteOptions{}) },
+			func(ctx context.Context) error {
+				_, err := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{})
+				return err
+			}, 30*time.Second)
+		if errors.Is(err, errStillThere) {
+			if cq, gerr := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{}); gerr == nil {
+				return fmt.Errorf("ClusterQueue %s on %s is being deleted, but Kueue keeps it (finalizers %v) while workloads use it: %d admitted, "+
+					"%d reserving, %d pending. Delete those jobs (kubectl get workloads -A), then destroy again", name, c.Host,
+					cq.Finalizers, cq.Status.AdmittedWorkloads, cq.Status.ReservingWorkloads, cq.Status.PendingWorkloads)
+			}
+		}
+		if err != nil {
+			return kubeError(c, "ClusterQueue", name, err)
+		}
+	}
+	for _, n := range o.checks {
+		if err := deleteAndWait(ctx, func(ctx context.Context) error { return api.AdmissionChecks().Delete(ctx, n, metav1.DeleteOptions{}) },
+			func(ctx context.Context) error {
+				_, err := api.AdmissionChecks().Get(ctx, n, metav1.GetOptions{})
+				return err
+			}, time.Minute); err != nil {
+			return kubeError(c, "AdmissionCheck", n, err)
+		}
+	}
+	for _, n := range o.configs {
+		if err := deleteAndWait(ctx, func(ctx context.Context) error {
+			return api.ProvisioningRequestConfigs().Delete(ctx, n, metav1.DeleteOptions{})
+		},
+			func(ctx context.Context) error {
+				_, err := api.ProvisioningRequestConfigs().Get(ctx, n, metav1.GetOptions{})
+				return err
+			}, time.Minute); err != nil {
+			return kubeError(c, "ProvisioningRequestConfig", n, err)
+		}
+	}
+	for _, n := range o.flavors {
+		if err := deleteAndWait(ctx, func(ctx context.Context) error { return api.ResourceFlavors().Delete(ctx, n, metav1.DeleteOptions{}) },
+			func(ctx context.Context) error {
+				_, err := api.ResourceFlavors().Get(ctx, n, metav1.GetOptions{})
+				return err
+			}, time.Minute); err != nil {
+			return kubeError(c, "ResourceFlavor", n, err)
+		}
+	}
+	return nil
+}
+
+var errStillThere = errors.New("still there")
+
+// deleteAndWait deletes an object (gone already is fine) and polls until it is gone or patience runs out.
+func deleteAndWait(ctx context.Context, del, get func(context.Context) error, patience time.Duration) error {
+	if err := del(ctx); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	limit := time.Now().Add(patience)
+	for {
+		err := get(ctx)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if time.Now().After(limit) {
+			return errStillThere
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(150 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,384 @@
+package provider
+
+import (
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+)
+
+// ProvisioningRequestController is the AdmissionCheck controller Kueue runs for ProvisioningRequests.
+const ProvisioningRequestController = "kueue.x-k8s.io/provisioning-request"
+
+type kueueQueueModel struct {
+	ID                types.String      `tfsdk:"id"`
+	Cluster           types.String      `tfsdk:"cluster"`
+	Project           types.String      `tfsdk:"project"`
+	Location          types.String      `tfsdk:"location"`
+	Name              types.String      `tfsdk:"name"`
+	NamespaceSelector types.Map         `tfsdk:"namespace_selector"`
+	QueueingStrategy  types.String      `tfsdk:"queueing_strategy"`
+	FlavorFungibility *fungibilityModel `tfsdk:"flavor_fungibility"`
+	Flavors           []flavorModel     `tfsdk:"flavors"`
+	LocalQueues       []localQueueModel `tfsdk:"local_queues"`
+	ForceConflicts    types.Bool        `tfsdk:"force_conflicts"`
+	Active            types.Bool        `tfsdk:"active"`
+	ActiveMessage     types.String      `tfsdk:"active_message"`
+	PendingWorkloads  types.Int64       `tfsdk:"pending_workloads"`
+	AdmittedWorkloads types.Int64       `tfsdk:"admitted_workloads"`
+	Timeouts          timeouts.Value    `tfsdk:"timeouts"`
+}
+
+type fungibilityModel struct {
+	WhenCanBorrow  types.String `tfsdk:"when_can_borrow"`
+	WhenCanPreempt types.String `tfsdk:"when_can_preempt"`
+}
+
+type flavorModel struct {
+	Name         types.String       `tfsdk:"name"`
+	NodeLabels   types.Map          `tfsdk:"node_labels"`
+	Quotas       types.Map          `tfsdk:"quotas"`
+	Provisioning *provisioningModel `tfsdk:"provisioning"`
+}
+
+type provisioningModel struct {
+	AdmissionCheck   types.String `tfsdk:"admission_check"`
+	Config           types.String `tfsdk:"config"`
+	Class            types.String `tfsdk:"class"`
+	ManagedResources types.List   `tfsdk:"managed_resources"`
+	Parameters       types.Map    `tfsdk:"parameters"`
+	Retry            *retryModel  `tfsdk:"retry"`
+}
+
+type retryModel struct {
+	BackoffLimitCount  types.Int64 `tfsdk:"backoff_limit_count"`
+	BackoffBaseSeconds types.Int64 `tfsdk:"backoff_base_seconds"`
+	BackoffMaxSeconds  types.Int64 `tfsdk:"backoff_max_seconds"`
+}
+
+type localQueueModel struct {
+	Namespace types.String `tfsdk:"namespace"`
+	Name      types.String `tfsdk:"name"`
+}
+
+// checkModel is one AdmissionCheck with its config and the flavors it applies to.
+type checkModel struct {
+	p       *provisioningModel
+	flavors []kueue.ResourceFlavorReference
+}
+
+// checks groups the flavors' provisioning blocks by AdmissionCheck, in flavor order.
+func (m *kueueQueueModel) checks() []checkModel {
+	var out []checkModel
+	index := map[string]int{}
+	for _, f := range m.Flavors {
+		if f.Provisioning == nil {
+			continue
+		}
+		name := f.Provisioning.AdmissionCheck.ValueString()
+		i, ok := index[name]
+		if !ok {
+			i = len(out)
+			index[name] = i
+			out = append(out, checkModel{p: f.Provisioning})
+		}
+		out[i].flavors = append(out[i].flavors, kueue.ResourceFlavorReference(f.Name.ValueString()))
+	}
+	return out
+}
+
+// resourceOrder is the order of covered resources: cpu and memory first, as Kubernetes lists them, then the rest by
+// name. It makes the provider's ClusterQueue the same as the tutorial's, whose order Kueue keeps.
+func resourceOrder(quotas map[string]string) []string {
+	rank := func(s string) int {
+		switch s {
+		case "cpu":
+			return 0
+		case "memory":
+			return 1
+		case "ephemeral-storage":
+			return 2
+		}
+		return 3
+	}
+	names := make([]string, 0, len(quotas))
+	for k := range quotas {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if rank(names[i]) != rank(names[j]) {
+			return rank(names[i]) < rank(names[j])
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+func stringMap(m types.Map) map[string]string {
+	out := map[string]string{}
+	for k, v := range m.Elements() {
+		if s, ok := v.(types.String); ok {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}
+
+func stringList(l types.List) []string {
+	var out []string
+	for _, v := range l.Elements() {
+		if s, ok := v.(types.String); ok {
+			out = append(out, s.ValueString())
+		}
+	}
+	return out
+}
+
+func expandResourceFlavor(f flavorModel) *kueueac.ResourceFlavorApplyConfiguration {
+	spec := kueueac.ResourceFlavorSpec()
+	if labels := stringMap(f.NodeLabels); len(labels) > 0 {
+		spec.WithNodeLabels(labels)
+	}
+	return kueueac.ResourceFlavor(f.Name.ValueString()).WithSpec(spec)
+}
+
+func expandClusterQueue(m *kueueQueueModel) *kueueac.ClusterQueueApplyConfiguration {
+	group := kueueac.ResourceGroup()
+	covered := resourceOrder(stringMap(m.Flavors[0].Quotas))
+	for _, r := range covered {
+		group.WithCoveredResources(corev1.ResourceName(r))
+	}
+	for _, f := range m.Flavors {
+		quotas := stringMap(f.Quotas)
+		fq := kueueac.FlavorQuotas().WithName(kueue.ResourceFlavorReference(f.Name.ValueString()))
+		for _, r := range covered {
+			fq.WithResources(kueueac.ResourceQuota().WithName(corev1.ResourceName(r)).WithNominalQuota(resource.MustParse(quotas[r])))
+		}
+		group.WithFlavors(fq)
+	}
+	selector := metav1ac.LabelSelector()
+	if labels := stringMap(m.NamespaceSelector); len(labels) > 0 {
+		selector.WithMatchLabels(labels)
+	}
+	spec := kueueac.ClusterQueueSpec().
+		WithNamespaceSelector(selector).
+		WithResourceGroups(group).
+		WithQueueingStrategy(kueue.QueueingStrategy(m.QueueingStrategy.ValueString()))
+	if f := m.FlavorFungibility; f != nil {
+		spec.WithFlavorFungibility(kueueac.FlavorFungibility().
+			WithWhenCanBorrow(kueue.FlavorFungibilityPolicy(f.WhenCanBorrow.ValueString())).
+			WithWhenCanPreempt(kueue.FlavorFungibilityPolicy(f.WhenCanPreempt.ValueString())))
+	}
+	if checks := m.checks(); len(checks) > 0 {
+		strategy := kueueac.AdmissionChecksStrategy()
+		for _, c := range checks {
+			strategy.WithAdmissionChecks(kueueac.AdmissionCheckStrategyRule().
+				WithName(kueue.AdmissionCheckReference(c.p.AdmissionCheck.ValueString())).
+				WithOnFlavors(c.flavors...))
+		}
+		spec.WithAdmissionChecksStrategy(strategy)
+	}
+	return kueueac.ClusterQueue(m.Name.ValueString()).
+		WithAnnotations(map[string]string{quotaSpellingAnnotation: m.quotaSpellings()}).
+		WithSpec(spec)
+}
+
+func expandAdmissionCheck(p *provisioningModel) *kueueac.AdmissionCheckApplyConfiguration {
+	return kueueac.AdmissionCheck(p.AdmissionCheck.ValueString()).WithSpec(kueueac.AdmissionCheckSpec().
+		WithControllerName(ProvisioningRequestController).
+		WithParameters(kueueac.AdmissionCheckParametersReference().
+			WithAPIGroup(kueue.GroupVersion.Group).WithKind("ProvisioningRequestConfig").WithName(p.Config.ValueString())))
+}
+
+func expandProvisioningRequestConfig(p *provisioningModel) *kueueac.ProvisioningRequestConfigApplyConfiguration {
+	spec := kueueac.ProvisioningRequestConfigSpec().WithProvisioningClassName(p.Class.ValueString())
+	for _, r := range stringList(p.ManagedResources) {
+		spec.WithManagedResources(corev1.ResourceName(r))
+	}
+	if params := stringMap(p.Parameters); len(params) > 0 {
+		typed := map[string]kueue.Parameter{}
+		for k, v := range params {
+			typed[k] = kueue.Parameter(v)
+		}
+		spec.WithParameters(typed)
+	}
+	if r := p.Retry; r != nil {
+		spec.WithRetryStrategy(kueueac.ProvisioningRequestRetryStrategy().
+			WithBackoffLimitCount(int32(r.BackoffLimitCount.ValueInt64())).
+			WithBackoffBaseSeconds(int32(r.BackoffBaseSeconds.ValueInt64())).
+			WithBackoffMaxSeconds(int32(r.BackoffMaxSeconds.ValueInt64())))
+	}
+	return kueueac.ProvisioningRequestConfig(p.Config.ValueString()).WithSpec(spec)
+}
+
+func expandLocalQueue(lq localQueueModel, clusterQueue string) *kueueac.LocalQueueApplyConfiguration {
+	return kueueac.LocalQueue(lq.Name.ValueString(), lq.Namespace.ValueString()).
+		WithSpec(kueueac.LocalQueueSpec().WithClusterQueue(kueue.ClusterQueueReference(clusterQueue)))
+}
+
+// quantityMap reads quotas back, keeping the spelling in prior wherever the value is the same: the API server hands
+// back its canonical form (1000000000 becomes 1G), which is not a change.
+func quantityMap(quotas []kueue.ResourceQuota, prior types.Map) types.Map {
+	was := stringMap(prior)
+	vals := map[string]attr.Value{}
+	for _, q := range quotas {
+		s := q.NominalQuota.String()
+		if p, ok := was[string(q.Name)]; ok {
+			if pq, err := resource.ParseQuantity(p); err == nil && pq.Cmp(q.NominalQuota) == 0 {
+				s = p
+			}
+		}
+		vals[string(q.Name)] = types.StringValue(s)
+	}
+	return types.MapValueMust(types.StringType, vals)
+}
+
+func mapValue(m map[string]string) types.Map {
+	if len(m) == 0 {
+		return types.MapNull(types.StringType)
+	}
+	vals := map[string]attr.Value{}
+	for k, v := range m {
+		vals[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, vals)
+}
+
+// kueueObjects are the live objects behind one queue resource.
+type kueueObjects struct {
+	cq      *kueue.ClusterQueue
+	flavors map[string]*kueue.ResourceFlavor
+	checks  map[string]*kueue.AdmissionCheck
+	configs map[string]*kueue.ProvisioningRequestConfig
+	queues  map[string]*kueue.LocalQueue // by namespace/name
+}
+
+// flattenQueue sets m from the live objects. prior supplies quantity spellings and which local queues and node-label
+// maps were configured. An object that is gone drops out of m, so the plan shows it being made again.
+func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
+	spec := o.cq.Spec
+	m.Name = types.StringValue(o.cq.Name)
+	m.QueueingStrategy = types.StringValue(string(spec.QueueingStrategy))
+	if spec.QueueingStrategy == "" {
+		m.QueueingStrategy = types.StringValue(string(kueue.BestEffortFIFO))
+	}
+	sel := map[string]attr.Value{}
+	if spec.NamespaceSelector != nil {
+		for k, v := range spec.NamespaceSelector.MatchLabels {
+			sel[k] = types.StringValue(v)
+		}
+	}
+	m.NamespaceSelector = types.MapValueMust(types.StringType, sel)
+	if ff := spec.FlavorFungibility; ff != nil {
+		m.FlavorFungibility = &fungibilityModel{WhenCanBorrow: types.StringValue(string(ff.WhenCanBorrow)), WhenCanPreempt: types.StringValue(string(ff.WhenCanPreempt))}
+	}
+	priorFlavors := map[string]flavorModel{}
+	for _, f := range prior.Flavors {
+		priorFlavors[f.Name.ValueString()] = f
+	}
+	recorded := recordedSpellings(o.cq)
+	checkOf := map[string]string{}
+	if s := spec.AdmissionChecksStrategy; s != nil {
+		for _, rule := range s.AdmissionChecks {
+			for _, f := range rule.OnFlavors {
+				checkOf[string(f)] = string(rule.Name)
+			}
+		}
+	}
+	m.Flavors = nil
+	for _, g := range spec.ResourceGroups {
+		for _, fq := range g.Flavors {
+			rf := o.flavors[string(fq.Name)]
+			if rf == nil {
+				continue // deleted out of band: the plan adds it back
+			}
+			was := priorFlavors[string(fq.Name)]
+			if was.Quotas.IsNull() || len(was.Quotas.Elements()) == 0 {
+				was.Quotas = mapValue(recorded[string(fq.Name)])
+			}
+			f := flavorModel{Name: types.StringValue(string(fq.Name)), Quotas: quantityMap(fq.Resources, was.Quotas), NodeLabels: mapValue(rf.Spec.NodeLabels)}
+			if f.NodeLabels.IsNull() && !was.NodeLabels.IsNull() && len(was.NodeLabels.Elements()) == 0 {
+				f.NodeLabels = was.NodeLabels
+			}
+			f.Provisioning = flattenProvisioning(o, checkOf[string(fq.Name)])
+			m.Flavors = append(m.Flavors, f)
+		}
+	}
+	var lqs []localQueueModel
+	for _, lq := range prior.LocalQueues {
+		if live := o.queues[lq.Namespace.ValueString()+"/"+lq.Name.ValueString()]; live != nil && string(live.Spec.ClusterQueue) == o.cq.Name {
+			lqs = append(lqs, lq)
+		}
+	}
+	if prior.LocalQueues == nil && len(o.queues) > 0 {
+		// Import: every LocalQueue that points here was discovered.
+		keys := make([]string, 0, len(o.queues))
+		for k := range o.queues {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			lqs = append(lqs, localQueueModel{Namespace: types.StringValue(o.queues[k].Namespace), Name: types.StringValue(o.queues[k].Name)})
+		}
+	}
+	m.LocalQueues = lqs
+	setQueueStatus(m, o.cq)
+}
+
+// flattenProvisioning reads a flavor's admission check and its config; nil when the flavor has no check or either
+// object is gone or is not a provisioning-request check.
+func flattenProvisioning(o *kueueObjects, check string) *provisioningModel {
+	ac := o.checks[check]
+	if check == "" || ac == nil || ac.Spec.ControllerName != ProvisioningRequestController || ac.Spec.Parameters == nil {
+		return nil
+	}
+	prc := o.configs[ac.Spec.Parameters.Name]
+	if prc == nil {
+		return nil
+	}
+	p := &provisioningModel{
+		AdmissionCheck: types.StringValue(check),
+		Config:         types.StringValue(prc.Name),
+		Class:          types.StringValue(prc.Spec.ProvisioningClassName),
+	}
+	var managed []attr.Value
+	for _, r := range prc.Spec.ManagedResources {
+		managed = append(managed, types.StringValue(string(r)))
+	}
+	p.ManagedResources = types.ListValueMust(types.StringType, managed)
+	params := map[string]string{}
+	for k, v := range prc.Spec.Parameters {
+		params[k] = string(v)
+	}
+	p.Parameters = mapValue(params)
+	p.Retry = &retryModel{BackoffLimitCount: types.Int64Value(3), BackoffBaseSeconds: types.Int64Value(60), BackoffMaxSeconds: types.Int64Value(1800)}
+	if rs := prc.Spec.RetryStrategy; rs != nil {
+		set := func(dst *types.Int64, v *int32) {
+			if v != nil {
+				*dst = types.Int64Value(int64(*v))
+			}
+		}
+		set(&p.Retry.BackoffLimitCount, rs.BackoffLimitCount)
+		set(&p.Retry.BackoffBaseSeconds, rs.BackoffBaseSeconds)
+		set(&p.Retry.BackoffMaxSeconds, rs.BackoffMaxSeconds)
+	}
+	return p
+}
+
+func setQueueStatus(m *kueueQueueModel, cq *kueue.ClusterQueue) {
+	m.Active, m.ActiveMessage = types.BoolValue(false), types.StringValue("")
+	for _, c := range cq.Status.Conditions {
+		if c.Type == kueue.ClusterQueueActive {
+			m.Active = types.BoolValue(c.Status == "True")
+			m.ActiveMessage = types.StringValue(c.Message)
+		}
+	}
+	m.PendingWorkloads = types.Int64Value(int64(cq.Status.PendingWorkloads))
+	m.AdmittedWorkloads = types.Int64Value(int64(cq.Status.AdmittedWorkloads))
+}

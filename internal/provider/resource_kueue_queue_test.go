@@ -1,0 +1,214 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const queueAddr = "dwsfallback_kueue_queue.test"
+
+// queueConfig is the tutorial's dws-tpu-queue.yaml as this resource, with every name prefixed so tests sharing one
+// control plane do not meet. tpu is the on-demand TPU quota.
+func queueConfig(cluster, p string, tpu int) string {
+	return fmt.Sprintf(`
+resource "dwsfallback_kueue_queue" "test" {
+  cluster = %[1]q
+  name    = "%[2]s-cluster-queue"
+  flavors = [
+    { name = "%[2]s-default-cpu", node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" },
+      quotas = { cpu = "10", memory = "20Gi", "google.com/tpu" = "0" } },
+    { name = "%[2]s-on-demand", node_labels = { "cloud.google.com/gke-nodepool" = "on-demand-pool" },
+      quotas = { cpu = "40", memory = "75Gi", "google.com/tpu" = "%[3]d" } },
+    { name = "%[2]s-dws", node_labels = { "cloud.google.com/gke-nodepool" = "dws-pool" },
+      quotas = { cpu = "1000000000", memory = "1000000000Gi", "google.com/tpu" = "1000000000" },
+      provisioning = { admission_check = "%[2]s-dws-prov", config = "%[2]s-dws-config" } },
+  ]
+  local_queues = [{ namespace = "default", name = "%[2]s-user-queue" }]
+}
+`, cluster, p, tpu)
+}
+
+func checkQueueDestroyed(t *testing.T, p string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		api := adminClients(t).Kueue.KueueV1beta2()
+		ctx := context.Background()
+		for kind, get := range map[string]func() error{
+			"ClusterQueue": func() error {
+				_, err := api.ClusterQueues().Get(ctx, p+"-cluster-queue", metav1.GetOptions{})
+				return err
+			},
+			"ResourceFlavor": func() error { _, err := api.ResourceFlavors().Get(ctx, p+"-dws", metav1.GetOptions{}); return err },
+			"AdmissionCheck": func() error { _, err := api.AdmissionChecks().Get(ctx, p+"-dws-prov", metav1.GetOptions{}); return err },
+			"ProvisioningRequestConfig": func() error {
+				_, err := api.ProvisioningRequestConfigs().Get(ctx, p+"-dws-config", metav1.GetOptions{})
+				return err
+			},
+			"LocalQueue": func() error {
+				_, err := api.LocalQueues("default").Get(ctx, p+"-user-queue", metav1.GetOptions{})
+				return err
+			},
+		} {
+			if err := get(); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%s of %s still exists after destroy (%v)", kind, p, err)
+			}
+		}
+		return nil
+	}
+}
+
+func TestAccKueueQueue_basic(t *testing.T) {
+	requireStack(t)
+	ref := createTestCluster(t, "acc-kueue")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkQueueDestroyed(t, "basic"),
+		Steps: []resource.TestStep{
+			{
+				Config: queueConfig("acc-kueue", "basic", 16),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(queueAddr, tfjsonpath.New("id"), knownvalue.StringExact(ref.String()+"/clusterQueues/basic-cluster-queue")),
+					statecheck.ExpectKnownValue(queueAddr, tfjsonpath.New("active"), knownvalue.Bool(true)),
+					// What the user wrote stays, although the API server answers 1G.
+					statecheck.ExpectKnownValue(queueAddr, tfjsonpath.New("flavors").AtSliceIndex(2).AtMapKey("quotas").AtMapKey("cpu"), knownvalue.StringExact("1000000000")),
+					statecheck.ExpectKnownValue(queueAddr, tfjsonpath.New("flavors").AtSliceIndex(2).AtMapKey("provisioning").AtMapKey("class"), knownvalue.StringExact("queued-provisioning.gke.io")),
+				},
+			},
+			{
+				ResourceName:            queueAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts", "force_conflicts", "active_message", "pending_workloads", "admitted_workloads"},
+			},
+			{
+				Config: queueConfig("acc-kueue", "basic", 32),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(queueAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					cq, err := adminClients(t).Kueue.KueueV1beta2().ClusterQueues().Get(context.Background(), "basic-cluster-queue", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					got := cq.Spec.ResourceGroups[0].Flavors[1].Resources[2]
+					if got.Name != "google.com/tpu" || got.NominalQuota.Value() != 32 {
+						return fmt.Errorf("on-demand TPU quota = %s %s, want google.com/tpu 32", got.Name, got.NominalQuota.String())
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// TestAccKueueQueue_drift changes or deletes each kind of object out of band; each shows in the plan and the apply
+// repairs it (the post-apply plan is empty).
+func TestAccKueueQueue_drift(t *testing.T) {
+	requireStack(t)
+	createTestCluster(t, "acc-kdrift")
+	cfg := queueConfig("acc-kdrift", "drift", 16)
+	ctx := context.Background()
+	api := func() kueueAPI { return adminClients(t).Kueue.KueueV1beta2() }
+	update := func(action plancheck.ResourceActionType, change func() error) resource.TestStep {
+		return resource.TestStep{
+			PreConfig: func() {
+				if err := change(); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(queueAddr, action),
+			}},
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkQueueDestroyed(t, "drift"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			update(plancheck.ResourceActionUpdate, func() error { // a quota edited
+				cq, err := api().ClusterQueues().Get(ctx, "drift-cluster-queue", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				cq.Spec.ResourceGroups[0].Flavors[1].Resources[2].NominalQuota.Set(8)
+				_, err = api().ClusterQueues().Update(ctx, cq, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
+				return err
+			}),
+			update(plancheck.ResourceActionUpdate, func() error { // a flavor's labels changed
+				rf, err := api().ResourceFlavors().Get(ctx, "drift-on-demand", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				rf.Spec.NodeLabels = map[string]string{"cloud.google.com/gke-nodepool": "other-pool"}
+				_, err = api().ResourceFlavors().Update(ctx, rf, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
+				return err
+			}),
+			update(plancheck.ResourceActionUpdate, func() error { // the check removed from the ClusterQueue
+				cq, err := api().ClusterQueues().Get(ctx, "drift-cluster-queue", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				cq.Spec.AdmissionChecksStrategy = nil
+				_, err = api().ClusterQueues().Update(ctx, cq, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
+				return err
+			}),
+			update(plancheck.ResourceActionUpdate, func() error { // the AdmissionCheck deleted
+				return api().AdmissionChecks().Delete(ctx, "drift-dws-prov", metav1.DeleteOptions{})
+			}),
+			update(plancheck.ResourceActionUpdate, func() error { // the ProvisioningRequestConfig deleted
+				return api().ProvisioningRequestConfigs().Delete(ctx, "drift-dws-config", metav1.DeleteOptions{})
+			}),
+			update(plancheck.ResourceActionUpdate, func() error { // the LocalQueue deleted
+				return api().LocalQueues("default").Delete(ctx, "drift-user-queue", metav1.DeleteOptions{})
+			}),
+			update(plancheck.ResourceActionCreate, func() error { // the ClusterQueue itself deleted
+				return api().ClusterQueues().Delete(ctx, "drift-cluster-queue", metav1.DeleteOptions{})
+			}),
+		},
+	})
+}
+
+func TestAccKueueQueue_badInput(t *testing.T) {
+	flavor := func(name, quotas string) string {
+		return fmt.Sprintf(`{ name = %q, quotas = %s }`, name, quotas)
+	}
+	ok := `{ cpu = "1", memory = "1Gi" }`
+	cases := []struct{ body, want string }{
+		{`flavors = [` + flavor("a", `{ cpu = "lots" }`) + `]`, `is not a Kubernetes quantity`},
+		{`flavors = [` + flavor("a", ok) + `, ` + flavor("b", `{ cpu = "1" }`) + `]`, `Every flavor of a ClusterQueue must quota the same resources`},
+		{`flavors = [` + flavor("a", ok) + `, ` + flavor("a", ok) + `]`, `is listed twice`},
+		{`flavors = [` + flavor("Bad_Name", ok) + `]`, `is not a valid Kubernetes name`},
+		{`flavors = []`, `Attribute flavors list must contain at least 1 elements`},
+		{`flavors = [` + flavor("a", `{ "not a/valid/name" = "1" }`) + `]`, `is not a Kubernetes resource name`},
+		{`flavors = [` + flavor("a", ok) + `]
+  queueing_strategy = "LIFO"`, `value must be one of`},
+		{`flavors = [` + flavor("a", ok) + `]
+  local_queues = [{ namespace = "default", name = "q" }, { namespace = "default", name = "q" }]`, `Local queue default/q is listed twice`},
+		{`flavors = [{ name = "a", quotas = { cpu = "1" }, provisioning = { config = "x" } }, { name = "b", quotas = { cpu = "1" }, provisioning = { config = "y" } }]`, `used with different config or class`},
+	}
+	var steps []resource.TestStep
+	for _, tc := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      "resource \"dwsfallback_kueue_queue\" \"test\" {\n  cluster = \"c\"\n  name = \"q\"\n  " + tc.body + "\n}\n",
+			PlanOnly:    true,
+			ExpectError: messageRE(tc.want),
+		})
+	}
+	steps = append(steps, resource.TestStep{
+		Config:      "resource \"dwsfallback_kueue_queue\" \"test\" {\n  name = \"q\"\n  flavors = [" + flavor("a", ok) + "]\n}\n",
+		PlanOnly:    true,
+		ExpectError: messageRE("Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block"),
+	})
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
+}

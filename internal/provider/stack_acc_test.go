@@ -1,0 +1,81 @@
+package provider
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	kueuev1beta2 "sigs.k8s.io/kueue/client-go/clientset/versioned/typed/kueue/v1beta2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
+)
+
+// The Kubernetes-side acceptance tests share one real control plane (etcd, kube-apiserver, kube-controller-manager,
+// the real Kueue), started on first use and stopped by TestMain.
+var (
+	stackOnce sync.Once
+	stack     *localstack.Stack
+	stackErr  error
+	dws       *gkeemu.DWS
+	stopDWS   context.CancelFunc = func() {}
+)
+
+// requireStack returns the running control plane, starting it on first use. It fails, not skips, when the stack's
+// binaries are missing: `make test` builds them.
+func requireStack(t *testing.T) *localstack.Stack {
+	t.Helper()
+	stackOnce.Do(func() {
+		bin := os.Getenv("DWSFALLBACK_STACK_BIN")
+		if bin == "" {
+			bin, _ = filepath.Abs("../../.local/bin")
+		}
+		dir, err := os.MkdirTemp("", "dwsfallback-stack-")
+		if err != nil {
+			stackErr = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		stack, stackErr = localstack.Start(ctx, localstack.Options{Dir: dir, BinDir: bin, Repo: ".", Tokens: []string{testToken}})
+		if stackErr != nil {
+			return
+		}
+		emu.SetClusterEndpoint(stack.Endpoint, stack.CABase64())
+		dws, stackErr = emu.NewDWS(stack.RESTConfig(), gkeemu.DWSProvision, 500*time.Millisecond)
+		if stackErr != nil {
+			return
+		}
+		var dctx context.Context
+		dctx, stopDWS = context.WithCancel(context.Background())
+		go dws.Run(dctx)
+	})
+	if stackErr != nil {
+		t.Fatalf("local control plane: %v", stackErr)
+	}
+	return stack
+}
+
+func stopStack() {
+	stopDWS()
+	if stack != nil {
+		stack.Stop()
+	}
+}
+
+// adminClients are typed clients of the stack with the admin token, for out-of-band changes and checks.
+func adminClients(t *testing.T) *kube.Clients {
+	t.Helper()
+	s := requireStack(t)
+	c, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+type kueueAPI = kueuev1beta2.KueueV1beta2Interface
