@@ -34,7 +34,7 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 	for _, g := range cq.Spec.ResourceGroups {
 		for _, fq := range g.Flavors {
 			rf, err := api.ResourceFlavors().Get(ctx, string(fq.Name), metav1.GetOptions{})
-			if err == nil {
+			if err == nil && rf.DeletionTimestamp == nil {
 				o.flavors[rf.Name] = rf
 			} else if !apierrors.IsNotFound(err) {
 				return nil, kubeError(c, "ResourceFlavor", string(fq.Name), err)
@@ -44,7 +44,7 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 	if s := cq.Spec.AdmissionChecksStrategy; s != nil {
 		for _, rule := range s.AdmissionChecks {
 			ac, err := api.AdmissionChecks().Get(ctx, string(rule.Name), metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
+			if apierrors.IsNotFound(err) || err == nil && ac.DeletionTimestamp != nil {
 				continue
 			} else if err != nil {
 				return nil, kubeError(c, "AdmissionCheck", string(rule.Name), err)
@@ -88,6 +88,9 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 func applyQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
 	api := c.Kueue.KueueV1beta2()
 	opts := metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: m.ForceConflicts.ValueBool()}
+	if err := refuseTerminating(ctx, c, m); err != nil {
+		return err
+	}
 	for _, f := range m.Flavors {
 		if err := retryWebhook(ctx, func() error {
 			_, err := api.ResourceFlavors().Apply(ctx, expandResourceFlavor(f), opts)
@@ -271,21 +274,42 @@ func notInstalledOr(err error, c *kube.Clients) error {
 
 // queueObjectNames are the names of a queue's objects; local queues as namespace/name.
 type queueObjectNames struct {
-	clusterQueue                          string
-	flavors, checks, configs, localQueues []string
+	ClusterQueue                          string   `json:"clusterQueue,omitempty"`
+	Flavors, Checks, Configs, LocalQueues []string `json:",omitempty"`
+}
+
+// union is every name in either, without repeats, in first-seen order.
+func (o queueObjectNames) union(p queueObjectNames) queueObjectNames {
+	merge := func(a, b []string) []string {
+		seen := map[string]bool{}
+		var out []string
+		for _, s := range append(append([]string{}, a...), b...) {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if o.ClusterQueue == "" {
+		o.ClusterQueue = p.ClusterQueue
+	}
+	o.Flavors, o.Checks = merge(o.Flavors, p.Flavors), merge(o.Checks, p.Checks)
+	o.Configs, o.LocalQueues = merge(o.Configs, p.Configs), merge(o.LocalQueues, p.LocalQueues)
+	return o
 }
 
 func (m *kueueQueueModel) objectNames() queueObjectNames {
-	o := queueObjectNames{clusterQueue: m.Name.ValueString()}
+	o := queueObjectNames{ClusterQueue: m.Name.ValueString()}
 	for _, f := range m.Flavors {
-		o.flavors = append(o.flavors, f.Name.ValueString())
+		o.Flavors = append(o.Flavors, f.Name.ValueString())
 	}
 	for _, ch := range m.checks() {
-		o.checks = append(o.checks, ch.p.AdmissionCheck.ValueString())
-		o.configs = append(o.configs, ch.p.Config.ValueString())
+		o.Checks = append(o.Checks, ch.p.AdmissionCheck.ValueString())
+		o.Configs = append(o.Configs, ch.p.Config.ValueString())
 	}
 	for _, lq := range m.LocalQueues {
-		o.localQueues = append(o.localQueues, lq.Namespace.ValueString()+"/"+lq.Name.ValueString())
+		o.LocalQueues = append(o.LocalQueues, lq.Namespace.ValueString()+"/"+lq.Name.ValueString())
 	}
 	return o
 }
@@ -295,7 +319,7 @@ func (m *kueueQueueModel) objectNames() queueObjectNames {
 // still use it gets a clear error after a short wait instead of a hang until the timeout.
 func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames) error {
 	api := c.Kueue.KueueV1beta2()
-	for _, key := range o.localQueues {
+	for _, key := range o.LocalQueues {
 		ns, n, _ := strings.Cut(key, "/")
 		if err := deleteAndWait(ctx, func(ctx context.Context) error { return api.LocalQueues(ns).Delete(ctx, n, metav1.DeleteOptions{}) },
 			func(ctx context.Context) error {
@@ -305,7 +329,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 			return kubeError(c, "LocalQueue", key, err)
 		}
 	}
-	if name := o.clusterQueue; name != "" {
+	if name := o.ClusterQueue; name != "" {
 		err := deleteAndWait(ctx, func(ctx context.Context) error { return api.ClusterQueues().Delete(ctx, name, metav1.DeleteOptions{}) },
 			func(ctx context.Context) error {
 				_, err := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{})
@@ -322,7 +346,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 			return kubeError(c, "ClusterQueue", name, err)
 		}
 	}
-	for _, n := range o.checks {
+	for _, n := range o.Checks {
 		if err := deleteAndWait(ctx, func(ctx context.Context) error { return api.AdmissionChecks().Delete(ctx, n, metav1.DeleteOptions{}) },
 			func(ctx context.Context) error {
 				_, err := api.AdmissionChecks().Get(ctx, n, metav1.GetOptions{})
@@ -331,7 +355,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 			return kubeError(c, "AdmissionCheck", n, err)
 		}
 	}
-	for _, n := range o.configs {
+	for _, n := range o.Configs {
 		if err := deleteAndWait(ctx, func(ctx context.Context) error {
 			return api.ProvisioningRequestConfigs().Delete(ctx, n, metav1.DeleteOptions{})
 		},
@@ -342,7 +366,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 			return kubeError(c, "ProvisioningRequestConfig", n, err)
 		}
 	}
-	for _, n := range o.flavors {
+	for _, n := range o.Flavors {
 		if err := deleteAndWait(ctx, func(ctx context.Context) error { return api.ResourceFlavors().Delete(ctx, n, metav1.DeleteOptions{}) },
 			func(ctx context.Context) error {
 				_, err := api.ResourceFlavors().Get(ctx, n, metav1.GetOptions{})
@@ -379,4 +403,27 @@ func deleteAndWait(ctx context.Context, del, get func(context.Context) error, pa
 		case <-time.After(150 * time.Millisecond):
 		}
 	}
+}
+
+// refuseTerminating fails when a flavor or admission check of m is being deleted. Kueue keeps such an object (its
+// resource-in-use finalizer) for as long as a ClusterQueue refers to it, so it can be neither used nor made again:
+// applying over it would report success while the queue stays broken.
+func refuseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
+	api := c.Kueue.KueueV1beta2()
+	stuck := func(kind, name string, ts *metav1.Time) error {
+		return fmt.Errorf("%s %s on %s is being deleted (since %s) while ClusterQueue %s refers to it, and Kueue keeps it until "+
+			"nothing does. Remove it from the ClusterQueue (or delete the ClusterQueue), let it go, then apply again",
+			kind, name, c.Host, ts.UTC().Format(time.RFC3339), m.Name.ValueString())
+	}
+	for _, f := range m.Flavors {
+		if rf, err := api.ResourceFlavors().Get(ctx, f.Name.ValueString(), metav1.GetOptions{}); err == nil && rf.DeletionTimestamp != nil {
+			return stuck("ResourceFlavor", rf.Name, rf.DeletionTimestamp)
+		}
+	}
+	for _, ch := range m.checks() {
+		if ac, err := api.AdmissionChecks().Get(ctx, ch.p.AdmissionCheck.ValueString(), metav1.GetOptions{}); err == nil && ac.DeletionTimestamp != nil {
+			return stuck("AdmissionCheck", ac.Name, ac.DeletionTimestamp)
+		}
+	}
+	return nil
 }

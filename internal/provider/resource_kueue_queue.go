@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -67,6 +68,7 @@ func (r *kueueQueueResource) Create(ctx context.Context, req resource.CreateRequ
 	// Recorded before anything is written: if an apply fails part-way, state names every object, so destroy or the
 	// next apply accounts for all of them.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	recordObjects(ctx, resp.Private, plan.objectNames(), &resp.Diagnostics)
 	if err := applyQueue(ctx, c, &plan); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("creating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
 		return
@@ -123,15 +125,18 @@ func (r *kueueQueueResource) Update(ctx context.Context, req resource.UpdateRequ
 	if !ok {
 		return
 	}
+	before := prior.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics))
+	recordObjects(ctx, resp.Private, before.union(plan.objectNames()), &resp.Diagnostics)
 	if err := applyQueue(ctx, c, &plan); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
 		return
 	}
 	// What the configuration no longer names goes, after the ClusterQueue stopped referring to it.
-	if err := deleteQueueObjects(ctx, c, removedObjects(&prior, &plan)); err != nil {
+	if err := deleteQueueObjects(ctx, c, removedObjects(before, &plan)); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s): removing objects no longer configured", plan.Name.ValueString()), err.Error())
 		return
 	}
+	recordObjects(ctx, resp.Private, plan.objectNames(), &resp.Diagnostics)
 	r.settle(ctx, c, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -150,7 +155,7 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if !ok {
 		return
 	}
-	if err := deleteQueueObjects(ctx, c, st.objectNames()); err != nil {
+	if err := deleteQueueObjects(ctx, c, st.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics))); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", st.Name.ValueString()), err.Error())
 	}
 }
@@ -294,16 +299,15 @@ func (r *kueueQueueResource) settle(ctx context.Context, c *kube.Clients, m *kue
 	setQueueStatus(m, o.cq)
 }
 
-// removedObjects is what prior names and plan does not: flavors, checks with their configs, local queues.
-func removedObjects(prior, plan *kueueQueueModel) queueObjectNames {
+// removedObjects is what was applied before (prior state and the private record) and plan no longer names.
+func removedObjects(before queueObjectNames, plan *kueueQueueModel) queueObjectNames {
 	keep := plan.objectNames()
-	gone := prior.objectNames()
-	gone.clusterQueue = ""
-	gone.flavors = subtract(gone.flavors, keep.flavors)
-	gone.checks = subtract(gone.checks, keep.checks)
-	gone.configs = subtract(gone.configs, keep.configs)
-	gone.localQueues = subtract(gone.localQueues, keep.localQueues)
-	return gone
+	return queueObjectNames{
+		Flavors:     subtract(before.Flavors, keep.Flavors),
+		Checks:      subtract(before.Checks, keep.Checks),
+		Configs:     subtract(before.Configs, keep.Configs),
+		LocalQueues: subtract(before.LocalQueues, keep.LocalQueues),
+	}
 }
 
 func subtract(a, b []string) []string {
@@ -318,4 +322,28 @@ func subtract(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// privateObjects is the private record of every object name this resource applied. Read drops objects deleted out of
+// band from state (so the plan shows them), which would otherwise make Delete forget what to delete.
+const privateObjects = "applied_objects"
+
+type privateState interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+func appliedObjects(ctx context.Context, p privateState, diags *diag.Diagnostics) queueObjectNames {
+	var o queueObjectNames
+	b, d := p.GetKey(ctx, privateObjects)
+	diags.Append(d...)
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &o)
+	}
+	return o
+}
+
+func recordObjects(ctx context.Context, p privateState, o queueObjectNames, diags *diag.Diagnostics) {
+	b, _ := json.Marshal(o)
+	diags.Append(p.SetKey(ctx, privateObjects, b)...)
 }

@@ -163,9 +163,6 @@ func TestAccKueueQueue_drift(t *testing.T) {
 				_, err = api().ClusterQueues().Update(ctx, cq, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
 				return err
 			}),
-			update(plancheck.ResourceActionUpdate, func() error { // the AdmissionCheck deleted
-				return api().AdmissionChecks().Delete(ctx, "drift-dws-prov", metav1.DeleteOptions{})
-			}),
 			update(plancheck.ResourceActionUpdate, func() error { // the ProvisioningRequestConfig deleted
 				return api().ProvisioningRequestConfigs().Delete(ctx, "drift-dws-config", metav1.DeleteOptions{})
 			}),
@@ -175,6 +172,17 @@ func TestAccKueueQueue_drift(t *testing.T) {
 			update(plancheck.ResourceActionCreate, func() error { // the ClusterQueue itself deleted
 				return api().ClusterQueues().Delete(ctx, "drift-cluster-queue", metav1.DeleteOptions{})
 			}),
+			{
+				// The AdmissionCheck deleted while the ClusterQueue uses it: Kueue keeps it terminating. The plan shows
+				// it, and the apply says why it cannot be made again instead of reporting a success.
+				PreConfig: func() {
+					if err := api().AdmissionChecks().Delete(ctx, "drift-dws-prov", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg,
+				ExpectError: messageRE("AdmissionCheck drift-dws-prov on"),
+			},
 		},
 	})
 }
