@@ -185,3 +185,36 @@ func waitWorkload(t *testing.T, rayJob string, ok func(*kueue.Workload) bool) *k
 	t.Fatalf("workload of %s did not get there in 60s; last seen: %+v", rayJob, last)
 	return nil
 }
+
+// TestAccKueueQueue_destroyWhileInUse: destroying a queue whose ClusterQueue still holds a workload fails quickly with
+// the reason and the workload counts, not at the timeout; once the job is gone, destroy succeeds.
+func TestAccKueueQueue_destroyWhileInUse(t *testing.T) {
+	requireStack(t)
+	createTestCluster(t, "acc-inuse")
+	cfg := queueConfig("acc-inuse", "inuse", 16)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkQueueDestroyed(t, "inuse"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "inuse", "JOB_ID", "1"), "apply", "-f", "-")
+					waitWorkload(t, "inuse-rayjob-1", isAdmitted)
+					return nil
+				},
+			},
+			{
+				Config:      cfg,
+				Destroy:     true,
+				ExpectError: messageRE("keeps it (finalizers [kueue.x-k8s.io/resource-in-use]) while workloads use it: 1 admitted"),
+			},
+			{
+				// The ClusterQueue is terminating now; with the job gone Kueue lets it go, and destroy finishes.
+				PreConfig: func() { kubectl(t, "", "delete", "rayjob", "inuse-rayjob-1", "--wait=true") },
+				Config:    cfg,
+				Destroy:   true,
+			},
+		},
+	})
+}

@@ -220,3 +220,44 @@ func TestAccKueueQueue_badInput(t *testing.T) {
 	})
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
 }
+
+// TestAccKueueQueue_kubernetesBlock reaches the cluster through the provider's kubernetes block instead of GKE, and
+// imports by the bare ClusterQueue name.
+func TestAccKueueQueue_kubernetesBlock(t *testing.T) {
+	s := requireStack(t)
+	provider := fmt.Sprintf(`
+provider "dwsfallback" {
+  kubernetes {
+    host                   = %q
+    token                  = %q
+    cluster_ca_certificate = %q
+  }
+}
+`, s.Host, s.AdminToken, string(s.CAPEM))
+	cfg := provider + `
+resource "dwsfallback_kueue_queue" "test" {
+  name    = "kblock-cluster-queue"
+  flavors = [{ name = "kblock-cpu", quotas = { cpu = "4", memory = "8Gi" } }]
+  local_queues = [{ namespace = "default", name = "kblock-user-queue" }]
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(queueAddr, tfjsonpath.New("id"), knownvalue.StringExact("kblock-cluster-queue")),
+					statecheck.ExpectKnownValue(queueAddr, tfjsonpath.New("active"), knownvalue.Bool(true)),
+				},
+			},
+			{
+				Config:                  cfg,
+				ResourceName:            queueAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts", "active_message", "pending_workloads", "admitted_workloads"},
+			},
+		},
+	})
+}
