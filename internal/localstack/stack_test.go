@@ -10,8 +10,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 )
