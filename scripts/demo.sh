@@ -49,6 +49,7 @@ cat <<TXT
 
 Look around (in this shell: . .local/env; export CLOUDSDK_CONFIG=.local/gcloud):
   gcloud container node-pools list --cluster=tpu-cluster --location=us-east5-b
+  kubectl get clusterqueues,localqueues,admissionchecks -A   # KUBECONFIG comes from .local/env
   terraform -chdir=.local/demo plan        # no changes
 Clean up: make demo-destroy && make local-down
 TXT
