@@ -1,5 +1,5 @@
-# The DWS + Kueue TPU fallback tutorial as a configuration: the TPU node pools (steps 2 to 4) and the Kueue queue
-# (step 6). The cluster, the Kueue install and the RayJobs join it as their resources land.
+# The DWS + Kueue TPU fallback tutorial as a configuration: the TPU node pools (steps 2 to 4), the Kueue queue
+# (step 6) and two training jobs (step 7). The cluster and the Kueue install join it as their resources land.
 terraform {
   required_providers {
     dwsfallback = {
@@ -75,6 +75,64 @@ resource "dwsfallback_kueue_queue" "tpu" {
     },
   ]
   local_queues = [{ namespace = "default", name = "user-queue" }]
+}
+
+# Two runs of the training script. The tutorial submits them two seconds apart; here job 2 waits until job 1 is
+# admitted, so job 1 takes plan A's quota and job 2 falls back to DWS, every time.
+locals {
+  job = {
+    queue       = "user-queue"
+    entrypoint  = "python /app/train.py"
+    files       = { "train.py" = file("${path.module}/train.py") }
+    runtime_env = { pip = ["jax[tpu]==0.8.2", "pandas==2.3.3"] }
+    image       = "rayproject/ray:2.53.0-py311"
+    head        = { cpu = "2", memory = "4Gi", node_selector = { "cloud.google.com/gke-nodepool" = "default-pool" } }
+    tpu_workers = {
+      accelerator    = dwsfallback_tpu_pool_pair.v6e.tpu_accelerator
+      topology       = dwsfallback_tpu_pool_pair.v6e.tpu_topology
+      chips_per_node = dwsfallback_tpu_pool_pair.v6e.chips_per_node
+      replicas       = 1
+      min_replicas   = 1
+      max_replicas   = 2
+      cpu            = "8"
+      memory         = "16Gi"
+    }
+  }
+}
+
+resource "dwsfallback_rayjob" "job1" {
+  cluster     = var.cluster
+  name        = "rayjob-tpu-v6e-dws-1"
+  queue       = local.job.queue
+  elastic     = true
+  entrypoint  = local.job.entrypoint
+  files       = local.job.files
+  runtime_env = local.job.runtime_env
+  image       = local.job.image
+  head        = local.job.head
+  tpu_workers = local.job.tpu_workers
+  wait_for    = "admitted"
+  depends_on  = [dwsfallback_kueue_queue.tpu]
+}
+
+resource "dwsfallback_rayjob" "job2" {
+  cluster     = var.cluster
+  name        = "rayjob-tpu-v6e-dws-2"
+  queue       = local.job.queue
+  elastic     = true
+  entrypoint  = local.job.entrypoint
+  files       = local.job.files
+  runtime_env = local.job.runtime_env
+  image       = local.job.image
+  head        = local.job.head
+  tpu_workers = local.job.tpu_workers
+  wait_for    = "admitted"
+  depends_on  = [dwsfallback_rayjob.job1]
+}
+
+output "admitted_flavors" {
+  description = "Where Kueue put each job: job 1 on plan A (on-demand), job 2 on plan B (dws)."
+  value       = [dwsfallback_rayjob.job1.admitted_flavor, dwsfallback_rayjob.job2.admitted_flavor]
 }
 
 output "queue_active" {

@@ -1,4 +1,4 @@
-// Package kube builds the provider's Kubernetes clients for one cluster: the typed clientsets Kueue publishes and
+// Package kube builds the provider's Kubernetes clients for one cluster: the typed clientsets Kueue and KubeRay publish and
 // client-go's core/v1 client, never discovery or OpenAPI at plan time. It knows nothing of Terraform types.
 package kube
 
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
 	"golang.org/x/oauth2"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
@@ -33,6 +34,7 @@ type Target struct {
 // Clients are the typed clients of one cluster.
 type Clients struct {
 	Kueue kueueclient.Interface
+	Ray   rayclient.Interface
 	Core  corev1client.CoreV1Interface
 	// Host names the cluster in messages.
 	Host string
@@ -78,9 +80,13 @@ func New(t Target) (*Clients, error) {
 	if err != nil {
 		return nil, err
 	}
+	ray, err := rayclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	core, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Clients{Kueue: kq, Core: core, Host: cfg.Host}, nil
+	return &Clients{Kueue: kq, Ray: ray, Core: core, Host: cfg.Host}, nil
 }

@@ -137,9 +137,7 @@ func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) e
 	for _, ch := range m.checks() {
 		check := ch.p.AdmissionCheck.ValueString()
 		var why string
-		err := waitUntil(ctx, func(ctx context.Context) (watch.Interface, error) {
-			return api.AdmissionChecks().Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", check).String()})
-		}, func(ctx context.Context) (bool, error) {
+		err := waitUntil(ctx, func(ctx context.Context) (bool, error) {
 			ac, err := api.AdmissionChecks().Get(ctx, check, metav1.GetOptions{})
 			if err != nil {
 				return false, err
@@ -147,15 +145,15 @@ func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) e
 			ok, msg := conditionTrue(ac.Status.Conditions, kueue.AdmissionCheckActive)
 			why = msg
 			return ok, nil
+		}, func(ctx context.Context) (watch.Interface, error) {
+			return api.AdmissionChecks().Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", check).String()})
 		})
 		if err != nil {
 			return fmt.Errorf("AdmissionCheck %s is not Active%s: %w (is Kueue's provisioning-request controller running, and does the ProvisioningRequest CRD exist?)", check, because(why), err)
 		}
 	}
 	var why string
-	err := waitUntil(ctx, func(ctx context.Context) (watch.Interface, error) {
-		return api.ClusterQueues().Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
-	}, func(ctx context.Context) (bool, error) {
+	err := waitUntil(ctx, func(ctx context.Context) (bool, error) {
 		cq, err := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -163,6 +161,8 @@ func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) e
 		ok, msg := conditionTrue(cq.Status.Conditions, kueue.ClusterQueueActive)
 		why = msg
 		return ok, nil
+	}, func(ctx context.Context) (watch.Interface, error) {
+		return api.ClusterQueues().Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
 	})
 	if err != nil {
 		return fmt.Errorf("ClusterQueue %s is not Active%s: %w (is the Kueue controller running?)", name, because(why), err)
@@ -186,15 +186,33 @@ func conditionTrue(conds []metav1.Condition, typ string) (bool, string) {
 	return false, "no " + typ + " condition yet"
 }
 
-// waitUntil evaluates check at once and again on every change of the watched object (with a slow resync in case a
-// watch drops), until check says done or ctx ends.
-func waitUntil(ctx context.Context, open func(context.Context) (watch.Interface, error), check func(context.Context) (bool, error)) error {
-	var w watch.Interface
-	defer func() {
-		if w != nil {
-			w.Stop()
-		}
-	}()
+// waitUntil evaluates check at once and again whenever one of the watched objects changes (with a slow resync in
+// case a watch drops), until check says done or ctx ends.
+func waitUntil(ctx context.Context, check func(context.Context) (bool, error), opens ...func(context.Context) (watch.Interface, error)) error {
+	wake := make(chan struct{}, 1)
+	watchCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	for _, open := range opens {
+		go func() {
+			for watchCtx.Err() == nil {
+				w, err := open(watchCtx)
+				if err != nil {
+					select {
+					case <-watchCtx.Done():
+					case <-time.After(time.Second):
+					}
+					continue
+				}
+				for range w.ResultChan() {
+					select {
+					case wake <- struct{}{}:
+					default:
+					}
+				}
+				w.Stop()
+			}
+		}()
+	}
 	for {
 		done, err := check(ctx)
 		if done {
@@ -203,20 +221,10 @@ func waitUntil(ctx context.Context, open func(context.Context) (watch.Interface,
 		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
 			return err
 		}
-		if w == nil {
-			w, _ = open(ctx)
-		}
-		var events <-chan watch.Event
-		if w != nil {
-			events = w.ResultChan()
-		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case _, ok := <-events:
-			if !ok {
-				w = nil
-			}
+		case <-wake:
 		case <-time.After(5 * time.Second):
 		}
 	}

@@ -65,3 +65,7 @@ func timeoutsNull() timeouts.Value {
 		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
 	})}
 }
+
+func rayJobTimeoutsNull() timeouts.Value {
+	return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})}
+}

@@ -1,0 +1,400 @@
+package provider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*rayJobResource)(nil)
+	_ resource.ResourceWithImportState    = (*rayJobResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*rayJobResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*rayJobResource)(nil)
+)
+
+// A DWS request can wait for capacity a long time; the default covers admission on a busy queue, not days.
+const (
+	defaultRayJobCreateTimeout = 30 * time.Minute
+	defaultRayJobDeleteTimeout = 10 * time.Minute
+)
+
+func NewRayJobResource() resource.Resource { return &rayJobResource{} }
+
+type rayJobResource struct {
+	clients clients
+}
+
+func (r *rayJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_rayjob"
+}
+
+func (r *rayJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	c, ok := req.ProviderData.(clients)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected Resource Configure Type", fmt.Sprintf("Expected provider clients, got %T. Please report this issue to the provider developers.", req.ProviderData))
+		return
+	}
+	r.clients = c
+}
+
+func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan rayJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultRayJobCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, ok := r.kube(ctx, plan.Cluster, plan.Project, plan.Location, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	job, err := expandRayJob(&plan)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("building RayJob (%s)", plan.Name.ValueString()), err.Error())
+		return
+	}
+	job.Annotations = withSpecHash(job)
+	setUnknownStatus(&plan)
+	if cm := expandFilesConfigMap(&plan); cm != nil {
+		if err := applyConfigMap(ctx, c, cm); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
+			return
+		}
+	}
+	// In state before the job exists: a failure from here on leaves state that names the ConfigMap and the job.
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if _, err := c.Ray.RayV1().RayJobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager}); err != nil {
+		if !apierrors.IsAlreadyExists(err) {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name), rayJobError(c, err).Error())
+			return
+		}
+		// Left by an interrupted apply? Adopt it only if it is this very job.
+		live, gerr := c.Ray.RayV1().RayJobs(job.Namespace).Get(ctx, job.Name, metav1.GetOptions{})
+		if gerr != nil || live.Annotations[specHashAnnotation] != job.Annotations[specHashAnnotation] {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name),
+				"A RayJob of that name already exists and is not this configuration's; import it, delete it, or choose another name.")
+			return
+		}
+		tflog.Info(ctx, "adopting the RayJob an earlier apply submitted", map[string]any{"rayjob": job.Namespace + "/" + job.Name})
+	}
+	p, err := waitJob(ctx, c, job.Namespace, job.Name, plan.WaitFor.ValueString())
+	if p.job != nil {
+		flattenJobStatus(&plan, p)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("waiting for RayJob (%s/%s)", job.Namespace, job.Name), err.Error())
+	}
+}
+
+func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var st rayJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := r.kube(ctx, st.Cluster, st.Project, st.Location, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	ns, name := st.Namespace.ValueString(), st.Name.ValueString()
+	p, err := readProgress(ctx, c, ns, name)
+	if jobGone(err) {
+		finished := st.JobDeploymentStatus.ValueString() == string(rayv1.JobDeploymentStatusComplete) ||
+			st.JobDeploymentStatus.ValueString() == string(rayv1.JobDeploymentStatusFailed)
+		if finished && !st.ResubmitWhenDeleted.ValueBool() {
+			// A finished run whose job was cleaned up stays finished: no resubmission.
+			return
+		}
+		resp.Diagnostics.AddWarning("RayJob not found", fmt.Sprintf("RayJob %s/%s no longer exists before it finished; it will be submitted again.", ns, name))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
+		return
+	}
+	importing, diags := req.Private.GetKey(ctx, privateDiscover)
+	resp.Diagnostics.Append(diags...)
+	if len(importing) > 0 || len(st.Files.Elements()) > 0 {
+		cm, err := filesConfigMap(ctx, c, p.job)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
+			return
+		}
+		if len(importing) > 0 {
+			flattenRayJobSpec(&st, p.job, cm)
+			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDiscover, nil)...)
+		} else if cm == nil || !sameData(cm.Data, stringMap(st.Files)) {
+			// The script changed or vanished under the job: the plan submits a new run with the configured files.
+			st.Files = types.MapNull(types.StringType)
+			if cm != nil {
+				st.Files = mapValue(cm.Data)
+			}
+		}
+	}
+	flattenJobStatus(&st, p)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+// Update only ever sees wait_for, resubmit_when_deleted and timeouts change: everything else replaces the job.
+func (r *rayJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan rayJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := r.kube(ctx, plan.Cluster, plan.Project, plan.Location, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	p, err := readProgress(ctx, c, plan.Namespace.ValueString(), plan.Name.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading RayJob (%s/%s)", plan.Namespace.ValueString(), plan.Name.ValueString()), rayJobError(c, err).Error())
+		return
+	}
+	flattenJobStatus(&plan, p)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var st rayJobModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := st.Timeouts.Delete(ctx, defaultRayJobDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, ok := r.kube(ctx, st.Cluster, st.Project, st.Location, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	ns, name := st.Namespace.ValueString(), st.Name.ValueString()
+	jobs := c.Ray.RayV1().RayJobs(ns)
+	// Background propagation: the garbage collector removes the RayCluster and Kueue's Workload after the job.
+	if err := deleteAndWait(ctx, func(ctx context.Context) error { return jobs.Delete(ctx, name, metav1.DeleteOptions{}) },
+		func(ctx context.Context) error { _, err := jobs.Get(ctx, name, metav1.GetOptions{}); return err }, 5*time.Minute); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
+		return
+	}
+	if len(st.Files.Elements()) > 0 || !st.FilesConfigMap.IsNull() {
+		cms := c.Core.ConfigMaps(ns)
+		cm := st.FilesConfigMap.ValueString()
+		if cm == "" {
+			return
+		}
+		if err := deleteAndWait(ctx, func(ctx context.Context) error { return cms.Delete(ctx, cm, metav1.DeleteOptions{}) },
+			func(ctx context.Context) error { _, err := cms.Get(ctx, cm, metav1.GetOptions{}); return err }, time.Minute); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("deleting ConfigMap (%s/%s) of RayJob files", ns, cm), err.Error())
+		}
+	}
+}
+
+func (r *rayJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	st := rayJobModel{Timeouts: rayJobTimeoutsNull(), WaitFor: types.StringValue("admitted"), ResubmitWhenDeleted: types.BoolValue(false),
+		Files: types.MapNull(types.StringType), Env: types.MapNull(types.StringType), Labels: types.MapNull(types.StringType),
+		Annotations: types.MapNull(types.StringType), AdmissionChecks: types.MapNull(types.StringType),
+		FilesMountPath: types.StringValue(defaultFilesMountPath), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull()}
+	id := req.ID
+	if i := strings.Index(id, "/namespaces/"); i >= 0 {
+		ref, err := parseCluster(id[:i])
+		rest := strings.Split(id[i+len("/namespaces/"):], "/")
+		if err != nil || ref.Project == "" || len(rest) != 3 || rest[1] != "rayJobs" {
+			resp.Diagnostics.AddError("importing RayJob", fmt.Sprintf("id %q must be projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME, or NS/NAME with a provider kubernetes block", id))
+			return
+		}
+		st.Cluster, st.Project, st.Location = types.StringValue(ref.Name), types.StringValue(ref.Project), types.StringValue(ref.Location)
+		st.Namespace, st.Name = types.StringValue(rest[0]), types.StringValue(rest[2])
+	} else {
+		ns, name, ok := strings.Cut(id, "/")
+		if !ok || (r.clients != nil && !r.clients.HasKubernetesBlock()) {
+			resp.Diagnostics.AddError("importing RayJob", fmt.Sprintf("id %q must be projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME, or NS/NAME with a provider kubernetes block", id))
+			return
+		}
+		st.Namespace, st.Name = types.StringValue(ns), types.StringValue(name)
+	}
+	st.ID = types.StringValue(id)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDiscover, []byte(`true`))...)
+}
+
+func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m rayJobModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || m.TPUWorkers == nil {
+		return
+	}
+	w := m.TPUWorkers
+	p := path.Root("tpu_workers")
+	if !w.Topology.IsUnknown() && !w.ChipsPerNode.IsUnknown() && !w.Topology.IsNull() {
+		if _, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64()); err != nil {
+			resp.Diagnostics.AddAttributeError(p.AtName("topology"), "Topology does not fit the nodes",
+				fmt.Sprintf("%v. Use the pool pair's chips_per_node and tpu_topology, which always fit.", err))
+		}
+	}
+	known := func(v types.Int64) bool { return !v.IsNull() && !v.IsUnknown() }
+	if known(w.MinReplicas) && known(w.MaxReplicas) && w.MinReplicas.ValueInt64() > w.MaxReplicas.ValueInt64() {
+		resp.Diagnostics.AddAttributeError(p.AtName("min_replicas"), "min_replicas above max_replicas",
+			fmt.Sprintf("min_replicas (%d) must not exceed max_replicas (%d).", w.MinReplicas.ValueInt64(), w.MaxReplicas.ValueInt64()))
+	}
+	if known(w.Replicas) && known(w.MaxReplicas) && w.Replicas.ValueInt64() > w.MaxReplicas.ValueInt64() {
+		resp.Diagnostics.AddAttributeError(p.AtName("replicas"), "replicas above max_replicas",
+			fmt.Sprintf("replicas (%d) must lie between min_replicas and max_replicas (%d).", w.Replicas.ValueInt64(), w.MaxReplicas.ValueInt64()))
+	}
+	for k := range m.Files.Elements() {
+		if strings.ContainsAny(k, "/\\") || k == "" || k == "." || k == ".." {
+			resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(k), "Invalid file name",
+				fmt.Sprintf("%q cannot be a ConfigMap key: use a plain file name such as train.py (letters, digits, '-', '_', '.').", k))
+		}
+	}
+}
+
+// ModifyPlan resolves the cluster and the id, names the files' ConfigMap, and works out the hosts per slice, at plan time.
+func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	var plan rayJobModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if w := plan.TPUWorkers; w != nil && !w.Topology.IsUnknown() && !w.ChipsPerNode.IsUnknown() {
+		if n, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64()); err == nil {
+			plan.NumOfHosts = types.Int64Value(int64(n))
+		}
+	}
+	if plan.FilesConfigMap.IsUnknown() && !plan.Name.IsUnknown() {
+		plan.FilesConfigMap = types.StringValue(plan.Name.ValueString() + "-files")
+	}
+	if !plan.Cluster.IsUnknown() && !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
+		suffix := "namespaces/" + plan.Namespace.ValueString() + "/rayJobs/" + plan.Name.ValueString()
+		if plan.Cluster.IsNull() {
+			if !r.clients.HasKubernetesBlock() {
+				resp.Diagnostics.AddAttributeError(path.Root("cluster"), "No cluster",
+					"Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
+				return
+			}
+			plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
+			plan.Project, plan.Location = types.StringNull(), types.StringNull()
+		} else {
+			ref, err := resolveCluster(plan.Cluster.ValueString(), knownString(plan.Project), knownString(plan.Location), r.clients)
+			if err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
+				return
+			}
+			plan.Project, plan.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
+			plan.ID = types.StringValue(ref.String() + "/" + suffix)
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *rayJobResource) kube(ctx context.Context, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
+	var ref clusterRef
+	if !cluster.IsNull() {
+		var err error
+		if ref, err = resolveCluster(cluster.ValueString(), project.ValueString(), location.ValueString(), r.clients); err != nil {
+			diags.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
+			return nil, false
+		}
+	}
+	c, err := r.clients.Kube(ctx, ref)
+	if err != nil {
+		diags.AddError("connecting to Kubernetes", err.Error())
+		return nil, false
+	}
+	return c, true
+}
+
+// withSpecHash marks the job with a hash of what was submitted, so a retry after an interrupted apply can tell its
+// own job from someone else's of the same name.
+func withSpecHash(job *rayv1.RayJob) map[string]string {
+	b, _ := json.Marshal(struct {
+		Labels map[string]string
+		Spec   rayv1.RayJobSpec
+	}{job.Labels, job.Spec})
+	sum := sha256.Sum256(b)
+	out := map[string]string{specHashAnnotation: hex.EncodeToString(sum[:8])}
+	for k, v := range job.Annotations {
+		out[k] = v
+	}
+	return out
+}
+
+func applyConfigMap(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap) error {
+	cms := c.Core.ConfigMaps(cm.Namespace)
+	_, err := cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: kube.FieldManager})
+	}
+	return err
+}
+
+// filesConfigMap is the ConfigMap the job mounts as its files, or nil.
+func filesConfigMap(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*corev1.ConfigMap, error) {
+	if job.Spec.RayClusterSpec == nil {
+		return nil, nil
+	}
+	for _, v := range job.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Volumes {
+		if v.Name == filesVolume && v.ConfigMap != nil {
+			cm, err := c.Core.ConfigMaps(job.Namespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil, nil
+			}
+			return cm, err
+		}
+	}
+	return nil, nil
+}
+
+func sameData(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func setUnknownStatus(m *rayJobModel) {
+	m.WorkloadName, m.AdmittedFlavor, m.JobStatus, m.JobDeploymentStatus = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("")
+	m.RayClusterName, m.DashboardURL, m.StartTime, m.EndTime, m.Message = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("")
+	m.Admitted, m.AdmissionChecks = types.BoolValue(false), types.MapValueMust(types.StringType, nil)
+}
+
+// rayJobError names the missing piece when KubeRay is not installed.
+func rayJobError(c *kube.Clients, err error) error {
+	if apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource") {
+		return fmt.Errorf("the cluster %s does not serve KubeRay's ray.io/v1 RayJob: enable GKE's RayOperator add-on (dwsfallback_cluster) or install KubeRay: %w", c.Host, err)
+	}
+	return err
+}

@@ -1,0 +1,151 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+)
+
+// jobsConfig is the tutorial's jobs as dwsfallback_rayjob resources, on the pool pair and queue of prefix p, for
+// jobs numbered in ids; extra goes into each job.
+func jobsConfig(cluster, p string, ids []int, extra string) string {
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, `
+resource "dwsfallback_rayjob" "job%[3]d" {
+  cluster    = %[1]q
+  name       = "%[2]s-rayjob-%[3]d"
+  queue      = "%[2]s-user-queue"
+  elastic    = true
+  entrypoint = "python /app/train.py"
+  files      = { "train.py" = "print('training')\n" }
+  runtime_env = { pip = ["jax[tpu]==0.8.2", "pandas==2.3.3"] }
+  image      = "rayproject/ray:2.53.0-py311"
+  head       = { cpu = "2", memory = "4Gi", node_selector = { "cloud.google.com/gke-nodepool" = "default-pool" } }
+  tpu_workers = {
+    accelerator    = dwsfallback_tpu_pool_pair.test.tpu_accelerator
+    topology       = dwsfallback_tpu_pool_pair.test.tpu_topology
+    chips_per_node = dwsfallback_tpu_pool_pair.test.chips_per_node
+    replicas = 1, min_replicas = 1, max_replicas = 2
+    cpu = "8", memory = "16Gi"
+  }
+  depends_on = [dwsfallback_kueue_queue.test]
+  %[4]s
+}
+`, cluster, p, id, extra)
+	}
+	return b.String()
+}
+
+// TestAccRayJob_fallback is the tutorial's point, through Terraform: job 1 is admitted on on-demand capacity, job 2
+// falls back to DWS and is admitted once the simulated DWS provisions; a stockout is reported with the admission
+// check's own message; with job 1 gone, a new job goes to on-demand again.
+func TestAccRayJob_fallback(t *testing.T) {
+	requireStack(t)
+	createTestCluster(t, "acc-jobs")
+	base := pairConfig("acc-jobs", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-jobs", "jobs", 16)
+	// Fail fast on a stockout: no provisioning retries.
+	base = strings.Replace(base, `config = "jobs-dws-config" }`, `config = "jobs-dws-config", retry = { backoff_limit_count = 0 } }`, 1)
+	flavor := func(n int, want string) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(fmt.Sprintf("dwsfallback_rayjob.job%d", n), tfjsonpath.New("admitted_flavor"), knownvalue.StringExact(want))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy: func(*terraform.State) error {
+			_, err := adminClients(t).Ray.RayV1().RayJobs("default").Get(context.Background(), "jobs-rayjob-1", metav1.GetOptions{})
+			if !apierrors.IsNotFound(err) {
+				return fmt.Errorf("RayJob jobs-rayjob-1 still exists after destroy (%v)", err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond) },
+				Config:    base + jobsConfig("acc-jobs", "jobs", []int{1}, ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					flavor(1, "jobs-on-demand"),
+					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("admitted"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("num_of_hosts"), knownvalue.Int64Exact(4)),
+					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("files_config_map"), knownvalue.StringExact("jobs-rayjob-1-files")),
+				},
+			},
+			{
+				Config: base + jobsConfig("acc-jobs", "jobs", []int{1, 2}, ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					flavor(1, "jobs-on-demand"),
+					flavor(2, "jobs-dws"),
+					statecheck.ExpectKnownValue("dwsfallback_rayjob.job2", tfjsonpath.New("admission_checks"),
+						knownvalue.MapExact(map[string]knownvalue.Check{"jobs-dws-prov": knownvalue.StringExact("Ready")})),
+				},
+			},
+			{
+				// Plan A full, plan B out of stock: job 3 cannot be admitted, and says why.
+				PreConfig:   func() { dws.SetMode(gkeemu.DWSFail, 200*time.Millisecond) },
+				Config:      base + jobsConfig("acc-jobs", "jobs", []int{1, 2, 3}, `timeouts = { create = "20s" }`),
+				ExpectError: regexp.MustCompile(`(?s)waiting for RayJob \(default/jobs-rayjob-3\).*jobs-dws-prov`),
+			},
+			{
+				// With job 1 (and the failed job 3) gone, a new job takes the freed on-demand quota.
+				PreConfig: func() { dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond) },
+				Config:    base + jobsConfig("acc-jobs", "jobs", []int{2, 4}, ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					flavor(4, "jobs-on-demand"),
+				},
+			},
+		},
+	})
+}
+
+// TestAccRayJob_tutorialEquivalence: the tutorial's RayJob and ConfigMap made by kubectl, imported, plan no change.
+func TestAccRayJob_tutorialEquivalence(t *testing.T) {
+	requireStack(t)
+	createTestCluster(t, "acc-jequiv")
+	kubectl(t, "", "create", "configmap", "jax-train-script", "--from-file=testdata/train.py")
+	t.Cleanup(func() { kubectl(t, "", "delete", "configmap", "jax-train-script", "--ignore-not-found") })
+	kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "equiv", "JOB_ID", "1"), "apply", "-f", "-")
+	cfg := fmt.Sprintf(`
+resource "dwsfallback_rayjob" "test" {
+  cluster          = "acc-jequiv"
+  name             = "equiv-rayjob-1"
+  queue            = "equiv-user-queue"
+  elastic          = true
+  entrypoint       = "python /app/train.py"
+  files            = { "train.py" = %q }
+  files_config_map = "jax-train-script"
+  runtime_env      = { pip = ["jax[tpu]==0.8.2", "pandas==2.3.3"] }
+  image            = "rayproject/ray:2.53.0-py311"
+  head             = { cpu = "2", memory = "4Gi", node_selector = { "cloud.google.com/gke-nodepool" = "default-pool" } }
+  tpu_workers = {
+    accelerator = "tpu-v6e-slice", topology = "4x4", chips_per_node = 4
+    replicas = 1, min_replicas = 1, max_replicas = 2
+    cpu = "8", memory = "16Gi"
+  }
+}
+`, testdata(t, "train.py"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:             cfg,
+				ResourceName:       "dwsfallback_rayjob.test",
+				ImportState:        true,
+				ImportStateId:      clusterRef{testProject, testLocation, "acc-jequiv"}.String() + "/namespaces/default/rayJobs/equiv-rayjob-1",
+				ImportStatePersist: true,
+			},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}
