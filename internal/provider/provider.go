@@ -216,7 +216,10 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 }
 
 func (p *dwsProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{
+		NewRayJobDataSource,
+		NewWorkloadsDataSource,
+	}
 }
 
 // clients is what resources get from the provider. It is an interface so a unit test can hand in its own.

@@ -269,21 +269,7 @@ func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.Modify
 
 // kube returns the clients of the queue's cluster.
 func (r *kueueQueueResource) kube(ctx context.Context, m *kueueQueueModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
-	var ref clusterRef
-	if !m.Cluster.IsNull() {
-		var err error
-		ref, err = resolveCluster(m.Cluster.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
-		if err != nil {
-			diags.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
-			return nil, false
-		}
-	}
-	c, err := r.clients.Kube(ctx, ref)
-	if err != nil {
-		diags.AddError("connecting to Kubernetes", err.Error())
-		return nil, false
-	}
-	return c, true
+	return kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
 }
 
 // settle waits for Kueue to report the queue Active and records its status.

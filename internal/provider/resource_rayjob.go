@@ -316,20 +316,7 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 }
 
 func (r *rayJobResource) kube(ctx context.Context, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
-	var ref clusterRef
-	if !cluster.IsNull() {
-		var err error
-		if ref, err = resolveCluster(cluster.ValueString(), project.ValueString(), location.ValueString(), r.clients); err != nil {
-			diags.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
-			return nil, false
-		}
-	}
-	c, err := r.clients.Kube(ctx, ref)
-	if err != nil {
-		diags.AddError("connecting to Kubernetes", err.Error())
-		return nil, false
-	}
-	return c, true
+	return kubeFor(ctx, r.clients, cluster, project, location, diags)
 }
 
 // withSpecHash marks the job with a hash of what was submitted, so a retry after an interrupted apply can tell its

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -83,10 +84,27 @@ func TestAccRayJob_fallback(t *testing.T) {
 				},
 			},
 			{
-				Config: base + jobsConfig("acc-jobs", "jobs", []int{1, 2}, ""),
+				Config: base + jobsConfig("acc-jobs", "jobs", []int{1, 2}, "") + `
+data "dwsfallback_rayjob" "job2" {
+  cluster    = "acc-jobs"
+  name       = dwsfallback_rayjob.job2.name
+  depends_on = [dwsfallback_rayjob.job2]
+}
+data "dwsfallback_workloads" "all" {
+  cluster       = "acc-jobs"
+  cluster_queue = dwsfallback_kueue_queue.test.name
+  depends_on    = [dwsfallback_rayjob.job2]
+}
+`,
 				ConfigStateChecks: []statecheck.StateCheck{
 					flavor(1, "jobs-on-demand"),
 					flavor(2, "jobs-dws"),
+					statecheck.ExpectKnownValue("data.dwsfallback_rayjob.job2", tfjsonpath.New("admitted_flavor"), knownvalue.StringExact("jobs-dws")),
+					statecheck.ExpectKnownValue("data.dwsfallback_workloads.all", tfjsonpath.New("workloads"), knownvalue.ListPartial(map[int]knownvalue.Check{
+						0: knownvalue.ObjectPartial(map[string]knownvalue.Check{"admitted_flavor": knownvalue.StringExact("jobs-on-demand"), "admitted": knownvalue.Bool(true)}),
+						1: knownvalue.ObjectPartial(map[string]knownvalue.Check{"admitted_flavor": knownvalue.StringExact("jobs-dws"),
+							"admission_checks": knownvalue.MapExact(map[string]knownvalue.Check{"jobs-dws-prov": knownvalue.StringExact("Ready")})}),
+					})),
 					statecheck.ExpectKnownValue("dwsfallback_rayjob.job2", tfjsonpath.New("admission_checks"),
 						knownvalue.MapExact(map[string]knownvalue.Check{"jobs-dws-prov": knownvalue.StringExact("Ready")})),
 				},
@@ -148,4 +166,67 @@ resource "dwsfallback_rayjob" "test" {
 			{Config: cfg, PlanOnly: true},
 		},
 	})
+}
+
+// TestAccRayJob_disappears: a job deleted before it finished is planned again; its files ConfigMap changed by hand
+// plans a new run.
+func TestAccRayJob_disappears(t *testing.T) {
+	requireStack(t)
+	createTestCluster(t, "acc-jgone")
+	cfg := pairConfig("acc-jgone", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-jgone", "gone", 16) + jobsConfig("acc-jgone", "gone", []int{1}, "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() { kubectl(t, "", "delete", "rayjob", "gone-rayjob-1", "--wait=true") },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_rayjob.job1", plancheck.ResourceActionCreate),
+				}},
+			},
+			{
+				PreConfig: func() {
+					kubectl(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gone-rayjob-1-files, namespace: default}\ndata: {train.py: edited}\n", "apply", "-f", "-")
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_rayjob.job1", plancheck.ResourceActionReplace),
+				}},
+			},
+		},
+	})
+}
+
+func TestAccRayJob_badInput(t *testing.T) {
+	job := func(workers, extra string) string {
+		return `
+resource "dwsfallback_rayjob" "test" {
+  cluster    = "c"
+  name       = "j"
+  entrypoint = "python /app/train.py"
+  image      = "rayproject/ray:2.53.0-py311"
+  head       = { cpu = "2", memory = "4Gi" }
+  tpu_workers = { accelerator = "tpu-v6e-slice", cpu = "8", memory = "16Gi", ` + workers + ` }
+  ` + extra + `
+}
+`
+	}
+	cases := []struct{ cfg, want string }{
+		{job(`topology = "4x4", chips_per_node = 3`, ""), `value must be one of`},
+		{job(`topology = "2x3", chips_per_node = 4`, ""), `has 6 chips, not a whole number of 4-chip nodes`},
+		{job(`topology = "4by4", chips_per_node = 4`, ""), `must look like AxB`},
+		{job(`topology = "4x4", chips_per_node = 4, min_replicas = 3, max_replicas = 2`, ""), `min_replicas (3) must not exceed max_replicas (2)`},
+		{job(`topology = "4x4", chips_per_node = 4, replicas = 3, max_replicas = 2`, ""), `replicas (3) must lie between`},
+		{job(`topology = "4x4", chips_per_node = 4`, `wait_for = "forever"`), `value must be one of`},
+		{job(`topology = "4x4", chips_per_node = 4`, `files = { "../etc/passwd" = "x" }`), `cannot be a ConfigMap key`},
+		{job(`topology = "4x4", chips_per_node = 4, cpu = "lots"`, ""), `is not a Kubernetes quantity`},
+		{job(`topology = "4x4", chips_per_node = 4`, `namespace = "Not_A_Namespace"`), `is not a valid Kubernetes name`},
+		{strings.Replace(job(`topology = "4x4", chips_per_node = 4`, ""), `name       = "j"`, `name = "`+strings.Repeat("x", 48)+`"`, 1), `string length must be at most 47`},
+	}
+	var steps []resource.TestStep
+	for _, tc := range cases {
+		steps = append(steps, resource.TestStep{Config: tc.cfg, PlanOnly: true, ExpectError: messageRE(tc.want)})
+	}
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
 }

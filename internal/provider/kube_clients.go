@@ -1,0 +1,34 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+)
+
+// kubeFor returns the Kubernetes clients for a resource's cluster attributes: through GKE when cluster is set, else
+// through the provider's kubernetes block.
+func kubeFor(ctx context.Context, c clients, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
+	var ref clusterRef
+	if !cluster.IsNull() {
+		var err error
+		if ref, err = resolveCluster(cluster.ValueString(), project.ValueString(), location.ValueString(), c); err != nil {
+			diags.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
+			return nil, false
+		}
+	} else if !c.HasKubernetesBlock() {
+		diags.AddAttributeError(path.Root("cluster"), "No cluster",
+			"Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
+		return nil, false
+	}
+	k, err := c.Kube(ctx, ref)
+	if err != nil {
+		diags.AddError("connecting to Kubernetes", err.Error())
+		return nil, false
+	}
+	return k, true
+}
