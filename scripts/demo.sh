@@ -24,7 +24,7 @@ gcloud config set api_endpoint_overrides/serviceusage "$DWSFALLBACK_CONTAINER_EN
 gcloud config set core/project "$GOOGLE_PROJECT" -q >/dev/null 2>&1
 work=$local_dir/demo
 mkdir -p "$work"
-cp "$top"/examples/tutorial/*.tf "$work/"
+cp "$top"/examples/tutorial/*.tf "$top"/examples/tutorial/*.py "$work/"
 cd "$work"
 
 if [[ ${1:-} == destroy ]]; then
@@ -39,7 +39,7 @@ if ! gcloud container clusters describe tpu-cluster --location=us-east5-b >/dev/
   gcloud container clusters create tpu-cluster --cluster-version=1.34 --machine-type=n2-standard-16 \
     --location=us-east5-b --enable-image-streaming --addons=RayOperator --project="$GOOGLE_PROJECT"
 fi
-step "2-3. Plan A and plan B TPU node pools (terraform apply examples/tutorial)"
+step "2-7. TPU pools (plan A on demand, plan B DWS), the Kueue queue, and two training jobs (terraform apply examples/tutorial)"
 terraform apply -auto-approve -input=false
 step "4. Verify flex-start (gcloud): prints True"
 gcloud container node-pools describe dws-pool --cluster=tpu-cluster --location=us-east5-b --format="get(config.flexStart)"
@@ -50,6 +50,7 @@ cat <<TXT
 Look around (in this shell: . .local/env; export CLOUDSDK_CONFIG=.local/gcloud):
   gcloud container node-pools list --cluster=tpu-cluster --location=us-east5-b
   kubectl get clusterqueues,localqueues,admissionchecks -A   # KUBECONFIG comes from .local/env
+  kubectl get workloads -o wide                               # job 1 on on-demand, job 2 on dws (after dws-prov)
   terraform -chdir=.local/demo plan        # no changes
 Clean up: make demo-destroy && make local-down
 TXT
