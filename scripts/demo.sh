@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the tutorial against the local stack: gcloud creates the cluster (as the tutorial's step 1 does), Terraform
-# creates the two TPU node pools, and gcloud verifies flex-start (the tutorial's step 4).
+# Runs the tutorial against the local stack: one terraform apply of examples/tutorial makes the cluster, the two TPU
+# node pools, the Kueue queue and two training jobs; gcloud verifies flex-start (the tutorial's step 4) against the
+# same GKE emulator.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 local_dir=$top/.local
@@ -28,19 +29,14 @@ cp "$top"/examples/tutorial/*.tf "$top"/examples/tutorial/*.py "$work/"
 cd "$work"
 
 if [[ ${1:-} == destroy ]]; then
-  terraform apply -destroy -auto-approve -input=false
-  gcloud container clusters delete tpu-cluster --location=us-east5-b --quiet || true
+  terraform apply -destroy -auto-approve -input=false -var deletion_protection=false
   exit 0
 fi
 
 step() { printf '\n==> %s\n' "$*"; }
-step "1. Cluster (gcloud, as in the tutorial), against the GKE emulator at $DWSFALLBACK_CONTAINER_ENDPOINT"
-if ! gcloud container clusters describe tpu-cluster --location=us-east5-b >/dev/null 2>&1; then
-  gcloud container clusters create tpu-cluster --cluster-version=1.34 --machine-type=n2-standard-16 \
-    --location=us-east5-b --enable-image-streaming --addons=RayOperator --project="$GOOGLE_PROJECT"
-fi
-step "2-7. TPU pools (plan A on demand, plan B DWS), the Kueue queue, and two training jobs (terraform apply examples/tutorial)"
-terraform apply -auto-approve -input=false
+step "1-7. Cluster, TPU pools (plan A on demand, plan B DWS), Kueue queue and two training jobs: terraform apply examples/tutorial"
+echo "    GKE: the emulator at $DWSFALLBACK_CONTAINER_ENDPOINT; Kubernetes: the local control plane with the real Kueue"
+terraform apply -auto-approve -input=false -var deletion_protection=false
 step "4. Verify flex-start (gcloud): prints True"
 gcloud container node-pools describe dws-pool --cluster=tpu-cluster --location=us-east5-b --format="get(config.flexStart)"
 step "Outputs"

@@ -1,5 +1,5 @@
-# The DWS + Kueue TPU fallback tutorial as a configuration: the TPU node pools (steps 2 to 4), the Kueue queue
-# (step 6) and two training jobs (step 7). The cluster and the Kueue install join it as their resources land.
+# The DWS + Kueue TPU fallback tutorial as a configuration: the cluster (step 1), the TPU node pools (steps 2 to 4),
+# the Kueue queue (step 6) and two training jobs (step 7). Kueue itself (step 5) must be installed on the cluster.
 terraform {
   required_providers {
     dwsfallback = {
@@ -19,9 +19,35 @@ variable "location" {
 }
 
 variable "cluster" {
-  description = "Name or id of the GKE cluster."
+  description = "Name of the GKE cluster (made here when create_cluster is true), or the id of an existing one."
   type        = string
   default     = "tpu-cluster"
+}
+
+variable "create_cluster" {
+  description = "Create the cluster (the tutorial's step 1); false uses an existing cluster named by var.cluster."
+  type        = bool
+  default     = true
+}
+
+variable "deletion_protection" {
+  description = "Refuse to destroy the cluster while true."
+  type        = bool
+  default     = true
+}
+
+resource "dwsfallback_cluster" "tpu" {
+  count                     = var.create_cluster ? 1 : 0
+  name                      = var.cluster
+  kubernetes_version        = "1.34"
+  default_pool_machine_type = "n2-standard-16"
+  image_streaming           = true
+  ray_operator              = true
+  deletion_protection       = var.deletion_protection
+}
+
+locals {
+  cluster = var.create_cluster ? dwsfallback_cluster.tpu[0].id : var.cluster
 }
 
 variable "machine_type" {
@@ -43,7 +69,7 @@ variable "max_nodes" {
 }
 
 resource "dwsfallback_tpu_pool_pair" "v6e" {
-  cluster      = var.cluster
+  cluster      = local.cluster
   machine_type = var.machine_type
   tpu_topology = var.tpu_topology
   min_nodes    = 0
@@ -54,7 +80,7 @@ resource "dwsfallback_tpu_pool_pair" "v6e" {
 }
 
 resource "dwsfallback_kueue_queue" "tpu" {
-  cluster = var.cluster
+  cluster = local.cluster
   name    = "cluster-queue"
   flavors = [
     {
@@ -101,7 +127,7 @@ locals {
 }
 
 resource "dwsfallback_rayjob" "job1" {
-  cluster     = var.cluster
+  cluster     = local.cluster
   name        = "rayjob-tpu-v6e-dws-1"
   queue       = local.job.queue
   elastic     = true
@@ -116,7 +142,7 @@ resource "dwsfallback_rayjob" "job1" {
 }
 
 resource "dwsfallback_rayjob" "job2" {
-  cluster     = var.cluster
+  cluster     = local.cluster
   name        = "rayjob-tpu-v6e-dws-2"
   queue       = local.job.queue
   elastic     = true

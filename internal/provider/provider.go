@@ -209,6 +209,7 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 
 func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
+		NewClusterResource,
 		NewTPUPoolPairResource,
 		NewKueueQueueResource,
 		NewRayJobResource,

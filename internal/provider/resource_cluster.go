@@ -1,0 +1,265 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*clusterResource)(nil)
+	_ resource.ResourceWithImportState = (*clusterResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*clusterResource)(nil)
+)
+
+func NewClusterResource() resource.Resource { return &clusterResource{} }
+
+type clusterResource struct {
+	clients clients
+}
+
+func (r *clusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_cluster"
+}
+
+func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	c, ok := req.ProviderData.(clients)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected Resource Configure Type", fmt.Sprintf("Expected provider clients, got %T. Please report this issue to the provider developers.", req.ProviderData))
+		return
+	}
+	r.clients = c
+}
+
+func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan clusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client, ref, ok := r.connect(ctx, &plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	parent := fmt.Sprintf("projects/%s/locations/%s", ref.Project, ref.Location)
+	err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+		return client.API().CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: parent, Cluster: expandCluster(&plan)})
+	}, func(*containerpb.Operation) {
+		// Recorded as soon as GKE accepted it: a failed or interrupted wait taints the cluster instead of losing it.
+		st := plan
+		st.ResolvedVersion, st.Endpoint, st.CACertificate, st.Status = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("PROVISIONING")
+		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+	})
+	if err != nil && !gke.IsAlreadyExists(err) {
+		resp.Diagnostics.AddError(fmt.Sprintf("creating GKE cluster (%s)", ref.Name), err.Error())
+		return
+	}
+	cl, gerr := findCluster(ctx, client, ref)
+	if gerr != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading GKE cluster (%s)", ref.Name), gerr.Error())
+		return
+	}
+	if err != nil && gke.IsAlreadyExists(err) {
+		// Left by an interrupted apply, or made by hand: adopt it only if it is running.
+		if cl.GetStatus() != containerpb.Cluster_RUNNING {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating GKE cluster (%s)", ref.Name), fmt.Sprintf("%v; it exists with status %s: import it, or wait and apply again", err, cl.GetStatus()))
+			return
+		}
+	}
+	flattenCluster(&plan, cl)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var st clusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	client, ref, ok := r.connect(ctx, &st, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	cl, err := findCluster(ctx, client, ref)
+	if gke.IsNotFound(err) {
+		resp.Diagnostics.AddWarning("Cluster not found", fmt.Sprintf("GKE cluster %s no longer exists; it will be created again.", ref))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading GKE cluster (%s)", ref.Name), err.Error())
+		return
+	}
+	flattenCluster(&st, cl)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior clusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client, ref, ok := r.connect(ctx, &plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	name := ref.String()
+	var steps []struct {
+		what string
+		call func(context.Context) (*containerpb.Operation, error)
+	}
+	add := func(what string, call func(context.Context) (*containerpb.Operation, error)) {
+		steps = append(steps, struct {
+			what string
+			call func(context.Context) (*containerpb.Operation, error)
+		}{what, call})
+	}
+	if !plan.RayOperator.Equal(prior.RayOperator) {
+		add("the RayOperator add-on", func(ctx context.Context) (*containerpb.Operation, error) {
+			return client.API().SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: name,
+				AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: plan.RayOperator.ValueBool()}}})
+		})
+	}
+	if !plan.ImageStreaming.Equal(prior.ImageStreaming) {
+		add("image streaming", func(ctx context.Context) (*containerpb.Operation, error) {
+			return client.API().UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name,
+				Update: &containerpb.ClusterUpdate{DesiredGcfsConfig: &containerpb.GcfsConfig{Enabled: plan.ImageStreaming.ValueBool()}}})
+		})
+	}
+	if !plan.ReleaseChannel.Equal(prior.ReleaseChannel) {
+		ch := containerpb.ReleaseChannel_Channel(containerpb.ReleaseChannel_Channel_value[plan.ReleaseChannel.ValueString()])
+		add("the release channel", func(ctx context.Context) (*containerpb.Operation, error) {
+			return client.API().UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name,
+				Update: &containerpb.ClusterUpdate{DesiredReleaseChannel: &containerpb.ReleaseChannel{Channel: ch}}})
+		})
+	}
+	if !plan.KubernetesVersion.Equal(prior.KubernetesVersion) && !versionMatches(plan.KubernetesVersion.ValueString(), prior.ResolvedVersion.ValueString()) {
+		add("the control plane version", func(ctx context.Context) (*containerpb.Operation, error) {
+			return client.API().UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name,
+				Update: &containerpb.ClusterUpdate{DesiredMasterVersion: plan.KubernetesVersion.ValueString()}})
+		})
+	}
+	if !plan.Labels.Equal(prior.Labels) {
+		add("labels", func(ctx context.Context) (*containerpb.Operation, error) {
+			cl, err := findCluster(ctx, client, ref)
+			if err != nil {
+				return nil, err
+			}
+			return client.API().SetLabels(ctx, &containerpb.SetLabelsRequest{Name: name, ResourceLabels: stringMap(plan.Labels), LabelFingerprint: cl.GetLabelFingerprint()})
+		})
+	}
+	for _, s := range steps {
+		if err := client.Mutate(ctx, name, s.call, nil); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("updating %s of GKE cluster (%s)", s.what, ref.Name), err.Error())
+			return
+		}
+	}
+	cl, err := findCluster(ctx, client, ref)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading GKE cluster (%s)", ref.Name), err.Error())
+		return
+	}
+	flattenCluster(&plan, cl)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var st clusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if st.DeletionProtection.ValueBool() {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE cluster (%s)", st.Name.ValueString()),
+			"deletion_protection is true: set it to false and apply, then destroy. The cluster and everything on it is kept.")
+		return
+	}
+	timeout, diags := st.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client, ref, ok := r.connect(ctx, &st, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+		return client.API().DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: ref.String()})
+	}, nil)
+	if err != nil && !gke.IsNotFound(err) {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting GKE cluster (%s)", ref.Name), err.Error())
+	}
+}
+
+func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ref, err := parseCluster(req.ID)
+	if err != nil || ref.Project == "" || strings.Contains(req.ID, "/nodePools/") {
+		resp.Diagnostics.AddError("importing GKE cluster", fmt.Sprintf("id %q must be projects/PROJECT/locations/LOCATION/clusters/NAME", req.ID))
+		return
+	}
+	st := clusterModel{
+		ID: types.StringValue(ref.String()), Name: types.StringValue(ref.Name), Project: types.StringValue(ref.Project),
+		Location: types.StringValue(ref.Location), KubernetesVersion: types.StringNull(), Labels: types.MapNull(types.StringType),
+		DeletionProtection: types.BoolValue(true), Timeouts: timeoutsNull(),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+// ModifyPlan resolves project, location and id at plan time, so pools and queues can name the cluster in one plan.
+func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	var plan clusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.Name.IsUnknown() {
+		return
+	}
+	ref, err := resolveCluster(plan.Name.ValueString(), knownString(plan.Project), knownString(plan.Location), r.clients)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("location"), "Cannot tell where the cluster goes", err.Error())
+		return
+	}
+	plan.Project, plan.Location, plan.ID = types.StringValue(ref.Project), types.StringValue(ref.Location), types.StringValue(ref.String())
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *clusterResource) connect(ctx context.Context, m *clusterModel, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
+	ref, err := resolveCluster(m.Name.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
+	if err != nil {
+		diags.AddAttributeError(path.Root("location"), "Cannot tell where the cluster is", err.Error())
+		return nil, ref, false
+	}
+	client, err := r.clients.GKE(ctx)
+	if err != nil {
+		diags.AddError("connecting to GKE", err.Error())
+		return nil, ref, false
+	}
+	return client, ref, true
+}
+
+func findCluster(ctx context.Context, client *gke.Client, ref clusterRef) (*containerpb.Cluster, error) {
+	return gke.Read(ctx, client, func(ctx context.Context) (*containerpb.Cluster, error) {
+		return client.API().GetCluster(ctx, &containerpb.GetClusterRequest{Name: ref.String()})
+	})
+}
