@@ -74,17 +74,33 @@ func (c *Client) API() API { return c.api }
 
 // Read calls read, retrying throttling and unavailability until ctx ends.
 func Read[T any](ctx context.Context, c *Client, read func(context.Context) (T, error)) (T, error) {
-	var wait time.Duration
+	var (
+		wait time.Duration
+		last error
+	)
 	for {
 		v, err := read(ctx)
+		if err != nil && ctx.Err() != nil {
+			return v, giveUp(last, err, ctx.Err())
+		}
 		if err == nil || !isTransient(err) {
 			return v, err
 		}
+		last = err
 		wait = c.backoff.next(wait)
 		if serr := sleep(ctx, wait); serr != nil {
-			return v, fmt.Errorf("%w (gave up retrying: %w)", err, serr)
+			return v, giveUp(last, err, serr)
 		}
 	}
+}
+
+// giveUp is the error of a retry loop whose context ended: the last error GKE answered (the cause of the retries),
+// with the deadline; err is what the final, interrupted call returned.
+func giveUp(last, err, ctxErr error) error {
+	if last == nil {
+		return err
+	}
+	return fmt.Errorf("%w (gave up retrying: %w)", last, ctxErr)
 }
 
 // Mutate starts an operation on a cluster and waits until it is DONE. It holds the cluster's lock throughout, because
@@ -99,18 +115,23 @@ func (c *Client) Mutate(ctx context.Context, cluster string, start func(context.
 		op   *containerpb.Operation
 		err  error
 		wait time.Duration
+		last error
 	)
 	for {
 		op, err = start(ctx)
 		if err == nil {
 			break
 		}
+		if ctx.Err() != nil {
+			return giveUp(last, err, ctx.Err())
+		}
 		if !isTransient(err) && !IsClusterBusy(err) {
 			return err
 		}
+		last = err
 		wait = c.backoff.next(wait)
 		if serr := sleep(ctx, wait); serr != nil {
-			return fmt.Errorf("%w (gave up retrying: %w)", err, serr)
+			return giveUp(last, err, serr)
 		}
 	}
 	if started != nil {
@@ -130,6 +151,9 @@ func (c *Client) Wait(ctx context.Context, name string, op *containerpb.Operatio
 		next, err := Read(ctx, c, func(ctx context.Context) (*containerpb.Operation, error) {
 			return c.api.GetOperation(ctx, &containerpb.GetOperationRequest{Name: name})
 		})
+		if err != nil && ctx.Err() != nil {
+			return fmt.Errorf("waiting for operation %s (%s, last status %s): %w", op.GetName(), op.GetOperationType(), op.GetStatus(), ctx.Err())
+		}
 		if err != nil {
 			return fmt.Errorf("reading operation %s: %w", op.GetName(), err)
 		}
