@@ -36,6 +36,8 @@ type Clients struct {
 	Kueue kueueclient.Interface
 	Ray   rayclient.Interface
 	Core  corev1client.CoreV1Interface
+	// Config is the client configuration, for clients made elsewhere (Helm).
+	Config *rest.Config
 	// Host names the cluster in messages.
 	Host string
 }
@@ -88,5 +90,5 @@ func New(t Target) (*Clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Clients{Kueue: kq, Ray: ray, Core: core, Host: cfg.Host}, nil
+	return &Clients{Kueue: kq, Ray: ray, Core: core, Config: cfg, Host: cfg.Host}, nil
 }

@@ -55,3 +55,6 @@ func crdFiles(repo string) ([]string, error) {
 		filepath.Join(autoscaler, "config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml"),
 	), nil
 }
+
+// ModuleDir is where the module cache holds module, at the version the module in dir selects.
+func ModuleDir(dir, module string) (string, error) { return moduleDir(dir, module) }

@@ -33,6 +33,9 @@ type Options struct {
 	Tokens []string
 	// Etcd is the etcd binary; empty means "etcd" on PATH (Debian's etcd-server).
 	Etcd string
+	// NoKueue stops after the Kubernetes control plane: no CRDs, no Kueue. A place to install Kueue's own chart,
+	// whose webhooks would otherwise shadow the running Kueue's.
+	NoKueue bool
 }
 
 // Stack is a running control plane.
@@ -71,7 +74,11 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kueue"} {
+	bins := []string{"kube-apiserver", "kube-controller-manager", "kueue"}
+	if o.NoKueue {
+		bins = bins[:2]
+	}
+	for _, b := range bins {
 		if _, err := os.Stat(filepath.Join(o.BinDir, b)); err != nil {
 			return nil, fmt.Errorf("%s is not built in %s (run `make stack-bins`): %w", b, o.BinDir, err)
 		}
@@ -179,6 +186,9 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 		return nil, err
 	}
 	s.procs = append(s.procs, kcm)
+	if o.NoKueue {
+		return s, nil
+	}
 
 	cfg := s.RESTConfig()
 	dyn, err := dynamic.NewForConfig(cfg)

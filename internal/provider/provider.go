@@ -211,6 +211,7 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewClusterResource,
 		NewTPUPoolPairResource,
+		NewKueueInstallResource,
 		NewKueueQueueResource,
 		NewRayJobResource,
 	}
