@@ -29,14 +29,14 @@ cp "$top"/examples/tutorial/*.tf "$top"/examples/tutorial/*.py "$work/"
 cd "$work"
 
 if [[ ${1:-} == destroy ]]; then
-  terraform apply -destroy -auto-approve -input=false -var deletion_protection=false
+  terraform apply -destroy -auto-approve -input=false -var deletion_protection=false -var install_kueue=false
   exit 0
 fi
 
 step() { printf '\n==> %s\n' "$*"; }
 step "1-7. Cluster, TPU pools (plan A on demand, plan B DWS), Kueue queue and two training jobs: terraform apply examples/tutorial"
 echo "    GKE: the emulator at $DWSFALLBACK_CONTAINER_ENDPOINT; Kubernetes: the local control plane with the real Kueue"
-terraform apply -auto-approve -input=false -var deletion_protection=false
+terraform apply -auto-approve -input=false -var deletion_protection=false -var install_kueue=false
 step "4. Verify flex-start (gcloud): prints True"
 gcloud container node-pools describe dws-pool --cluster=tpu-cluster --location=us-east5-b --format="get(config.flexStart)"
 step "Outputs"

@@ -1,5 +1,5 @@
 # The DWS + Kueue TPU fallback tutorial as a configuration: the cluster (step 1), the TPU node pools (steps 2 to 4),
-# the Kueue queue (step 6) and two training jobs (step 7). Kueue itself (step 5) must be installed on the cluster.
+# Kueue (step 5, switchable), the Kueue queue (step 6) and two training jobs (step 7).
 terraform {
   required_providers {
     dwsfallback = {
@@ -48,6 +48,19 @@ resource "dwsfallback_cluster" "tpu" {
 
 locals {
   cluster = var.create_cluster ? dwsfallback_cluster.tpu[0].id : var.cluster
+}
+
+variable "install_kueue" {
+  description = "Install Kueue with Helm (the tutorial's step 5); false when Kueue is already there (the local stack runs its own)."
+  type        = bool
+  default     = true
+}
+
+resource "dwsfallback_kueue_install" "kueue" {
+  count         = var.install_kueue ? 1 : 0
+  cluster       = local.cluster
+  chart_version = "0.17.0"
+  feature_gates = { ElasticJobsViaWorkloadSlices = true }
 }
 
 variable "machine_type" {
@@ -101,6 +114,7 @@ resource "dwsfallback_kueue_queue" "tpu" {
     },
   ]
   local_queues = [{ namespace = "default", name = "user-queue" }]
+  depends_on   = [dwsfallback_kueue_install.kueue]
 }
 
 # Two runs of the training script. The tutorial submits them two seconds apart; here job 2 waits until job 1 is
