@@ -69,15 +69,7 @@ func (d *rayJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 }
 
 func (d *rayJobDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	c, ok := req.ProviderData.(clients)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected Data Source Configure Type", fmt.Sprintf("Expected provider clients, got %T. Please report this issue to the provider developers.", req.ProviderData))
-		return
-	}
-	d.clients = c
+	d.clients = providerClients(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *rayJobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
@@ -82,15 +81,7 @@ func (d *workloadsDataSource) ConfigValidators(context.Context) []datasource.Con
 }
 
 func (d *workloadsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	c, ok := req.ProviderData.(clients)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected Data Source Configure Type", fmt.Sprintf("Expected provider clients, got %T. Please report this issue to the provider developers.", req.ProviderData))
-		return
-	}
-	d.clients = c
+	d.clients = providerClients(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *workloadsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -31,4 +32,18 @@ func kubeFor(ctx context.Context, c clients, cluster, project, location types.St
 		return nil, false
 	}
 	return k, true
+}
+
+// providerClients reads the provider's clients from a Configure request's ProviderData, which is nil until the
+// provider itself is configured.
+func providerClients(data any, diags *diag.Diagnostics) clients {
+	if data == nil {
+		return nil
+	}
+	c, ok := data.(clients)
+	if !ok {
+		diags.AddError("Unexpected Configure Type", fmt.Sprintf("Expected provider clients, got %T. Please report this issue to the provider developers.", data))
+		return nil
+	}
+	return c
 }

@@ -40,15 +40,7 @@ func (r *kueueQueueResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *kueueQueueResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	c, ok := req.ProviderData.(clients)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected Resource Configure Type", fmt.Sprintf("Expected provider clients, got %T. Please report this issue to the provider developers.", req.ProviderData))
-		return
-	}
-	r.clients = c
+	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *kueueQueueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
