@@ -120,6 +120,22 @@ resource "dwsfallback_kueue_install" "test" {
 				Check: args("TopologyAwareScheduling=false"),
 			},
 			{
+				// The release uninstalled by hand: planned again.
+				PreConfig: func() {
+					h, err := helm.New(admin.Config, "kueue-system", func(string) {})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := h.Uninstall("kueue"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg(withMore),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_kueue_install.test", plancheck.ResourceActionCreate),
+				}},
+			},
+			{
 				Config:                  cfg(withMore),
 				ResourceName:            "dwsfallback_kueue_install.test",
 				ImportState:             true,

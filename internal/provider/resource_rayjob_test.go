@@ -194,6 +194,20 @@ func TestAccRayJob_disappears(t *testing.T) {
 					plancheck.ExpectResourceAction("dwsfallback_rayjob.job1", plancheck.ResourceActionReplace),
 				}},
 			},
+			{
+				// The run finishes (KubeRay reports Complete) and a refresh records it.
+				PreConfig: func() {
+					kubectl(t, "", "patch", "rayjob", "gone-rayjob-1", "--subresource=status", "--type=merge",
+						"-p", `{"status":{"jobDeploymentStatus":"Complete","jobStatus":"SUCCEEDED"}}`)
+				},
+				RefreshState: true,
+			},
+			{
+				// KubeRay (or a person) cleans the finished job up: the run stays finished, nothing is resubmitted.
+				PreConfig: func() { kubectl(t, "", "delete", "rayjob", "gone-rayjob-1", "--wait=true") },
+				Config:    cfg,
+				PlanOnly:  true,
+			},
 		},
 	})
 }
