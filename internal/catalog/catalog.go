@@ -141,3 +141,29 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Accelerators lists the cloud.google.com/gke-tpu-accelerator values of the known machine types, sorted.
+func Accelerators() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range machineTypes {
+		if !seen[m.Accelerator] {
+			seen[m.Accelerator] = true
+			out = append(out, m.Accelerator)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// MachineTypeFor returns the machine type whose nodes carry this accelerator with chipsPerNode chips, the one a
+// workload asking for that accelerator and that many google.com/tpu per pod lands on.
+func MachineTypeFor(accelerator string, chipsPerNode int) (MachineType, bool) {
+	for _, n := range Names() {
+		m := machineTypes[n]
+		if m.Accelerator == accelerator && m.ChipsPerVM == chipsPerNode {
+			return m, true
+		}
+	}
+	return MachineType{}, false
+}

@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
 func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -27,7 +29,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"Its `id` is what the other resources take as `cluster`.",
 		Attributes: map[string]schema.Attribute{
 			"id":       schema.StringAttribute{Computed: true, PlanModifiers: keep, MarkdownDescription: "`projects/PROJECT/locations/LOCATION/clusters/NAME`; the import id and the other resources' `cluster`."},
-			"name":     schema.StringAttribute{Required: true, PlanModifiers: replace, Validators: poolNameValidators, MarkdownDescription: "Cluster name, e.g. `tpu-cluster`."},
+			"name":     schema.StringAttribute{Required: true, PlanModifiers: replace, Validators: []validator.String{validators.GKEName("cluster")}, MarkdownDescription: "Cluster name, e.g. `tpu-cluster`."},
 			"project":  schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}, MarkdownDescription: "Project; defaults to the provider's."},
 			"location": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}, MarkdownDescription: "Zone or region, e.g. `us-east5-b`; defaults to the provider's."},
 			"kubernetes_version": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("1.34"),

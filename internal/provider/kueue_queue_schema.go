@@ -65,7 +65,7 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"namespace_selector": schema.MapAttribute{
-				Optional: true, Computed: true, ElementType: types.StringType,
+				Optional: true, Computed: true, ElementType: types.StringType, Validators: []validator.Map{validators.Labels()},
 				Default:             mapdefault.StaticValue(types.MapValueMust(types.StringType, map[string]attr.Value{})),
 				MarkdownDescription: "Labels a namespace needs for its LocalQueues to use this ClusterQueue. Empty (the default, the tutorial's `{}`) admits every namespace.",
 			},
@@ -92,7 +92,7 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, Validators: nameValidators, MarkdownDescription: "ResourceFlavor name, e.g. `on-demand`."},
 					"node_labels": schema.MapAttribute{
-						Optional: true, ElementType: types.StringType,
+						Optional: true, ElementType: types.StringType, Validators: []validator.Map{validators.Labels()},
 						MarkdownDescription: "Node labels of the flavor, e.g. a pool pair's `on_demand.node_labels` (`cloud.google.com/gke-nodepool`).",
 					},
 					"quotas": schema.MapAttribute{

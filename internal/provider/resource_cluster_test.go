@@ -146,17 +146,3 @@ resource "dwsfallback_cluster" "test" {
 	})
 }
 
-func TestAccCluster_badInput(t *testing.T) {
-	cases := []struct{ attrs, want string }{
-		{`name = "Tpu_Cluster"`, `must be a GKE node pool name`},
-		{`name = "c"
-  release_channel = "NIGHTLY"`, `value must be one of`},
-		{`name = "c"
-  default_pool_node_count = 0`, `must be at least 1`},
-	}
-	var steps []resource.TestStep
-	for _, tc := range cases {
-		steps = append(steps, resource.TestStep{Config: "resource \"dwsfallback_cluster\" \"test\" {\n  " + tc.attrs + "\n}\n", PlanOnly: true, ExpectError: messageRE(tc.want)})
-	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
-}

@@ -187,40 +187,6 @@ func TestAccKueueQueue_drift(t *testing.T) {
 	})
 }
 
-func TestAccKueueQueue_badInput(t *testing.T) {
-	flavor := func(name, quotas string) string {
-		return fmt.Sprintf(`{ name = %q, quotas = %s }`, name, quotas)
-	}
-	ok := `{ cpu = "1", memory = "1Gi" }`
-	cases := []struct{ body, want string }{
-		{`flavors = [` + flavor("a", `{ cpu = "lots" }`) + `]`, `is not a Kubernetes quantity`},
-		{`flavors = [` + flavor("a", ok) + `, ` + flavor("b", `{ cpu = "1" }`) + `]`, `Every flavor of a ClusterQueue must quota the same resources`},
-		{`flavors = [` + flavor("a", ok) + `, ` + flavor("a", ok) + `]`, `is listed twice`},
-		{`flavors = [` + flavor("Bad_Name", ok) + `]`, `is not a valid Kubernetes name`},
-		{`flavors = []`, `Attribute flavors list must contain at least 1 elements`},
-		{`flavors = [` + flavor("a", `{ "not a/valid/name" = "1" }`) + `]`, `is not a Kubernetes resource name`},
-		{`flavors = [` + flavor("a", ok) + `]
-  queueing_strategy = "LIFO"`, `value must be one of`},
-		{`flavors = [` + flavor("a", ok) + `]
-  local_queues = [{ namespace = "default", name = "q" }, { namespace = "default", name = "q" }]`, `Local queue default/q is listed twice`},
-		{`flavors = [{ name = "a", quotas = { cpu = "1" }, provisioning = { config = "x" } }, { name = "b", quotas = { cpu = "1" }, provisioning = { config = "y" } }]`, `used with different config or class`},
-	}
-	var steps []resource.TestStep
-	for _, tc := range cases {
-		steps = append(steps, resource.TestStep{
-			Config:      "resource \"dwsfallback_kueue_queue\" \"test\" {\n  cluster = \"c\"\n  name = \"q\"\n  " + tc.body + "\n}\n",
-			PlanOnly:    true,
-			ExpectError: messageRE(tc.want),
-		})
-	}
-	steps = append(steps, resource.TestStep{
-		Config:      "resource \"dwsfallback_kueue_queue\" \"test\" {\n  name = \"q\"\n  flavors = [" + flavor("a", ok) + "]\n}\n",
-		PlanOnly:    true,
-		ExpectError: messageRE("Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block"),
-	})
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
-}
-
 // TestAccKueueQueue_kubernetesBlock reaches the cluster through the provider's kubernetes block instead of GKE, and
 // imports by the bare ClusterQueue name.
 func TestAccKueueQueue_kubernetesBlock(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
@@ -247,6 +249,8 @@ func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.Valida
 		if _, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64()); err != nil {
 			resp.Diagnostics.AddAttributeError(p.AtName("topology"), "Topology does not fit the nodes",
 				fmt.Sprintf("%v. Use the pool pair's chips_per_node and tpu_topology, which always fit.", err))
+		} else if msg := checkAccelerator(w.Accelerator, w.ChipsPerNode, w.Topology); msg != "" {
+			resp.Diagnostics.AddAttributeError(p.AtName("accelerator"), "No TPU nodes fit these workers", msg)
 		}
 	}
 	known := func(v types.Int64) bool { return !v.IsNull() && !v.IsUnknown() }
@@ -376,4 +380,25 @@ func rayJobError(c *kube.Clients, err error) error {
 		return fmt.Errorf("the cluster %s does not serve KubeRay's ray.io/v1 RayJob: enable GKE's RayOperator add-on (dwsfallback_cluster) or install KubeRay: %w", c.Host, err)
 	}
 	return err
+}
+
+// checkAccelerator says why no GKE TPU node could run workers asking for this accelerator, chips per node and
+// topology (such a job would stay pending forever), or "" when one can.
+func checkAccelerator(accel types.String, chips types.Int64, topology types.String) string {
+	if accel.IsNull() || accel.IsUnknown() {
+		return ""
+	}
+	a := accel.ValueString()
+	if !slices.Contains(catalog.Accelerators(), a) {
+		return fmt.Sprintf("%q is not a TPU accelerator GKE labels nodes with. Use one of: %s (the pool pair's accelerator attribute).",
+			a, strings.Join(catalog.Accelerators(), ", "))
+	}
+	m, ok := catalog.MachineTypeFor(a, int(chips.ValueInt64()))
+	if !ok {
+		return fmt.Sprintf("No %s machine type has %d chips per node. Use the pool pair's chips_per_node.", a, chips.ValueInt64())
+	}
+	if _, err := catalog.NewSlice(m.Name, topology.ValueString()); err != nil {
+		return fmt.Sprintf("%v. Use the pool pair's tpu_topology.", err)
+	}
+	return ""
 }

@@ -212,35 +212,3 @@ func TestAccRayJob_disappears(t *testing.T) {
 	})
 }
 
-func TestAccRayJob_badInput(t *testing.T) {
-	job := func(workers, extra string) string {
-		return `
-resource "dwsfallback_rayjob" "test" {
-  cluster    = "c"
-  name       = "j"
-  entrypoint = "python /app/train.py"
-  image      = "rayproject/ray:2.53.0-py311"
-  head       = { cpu = "2", memory = "4Gi" }
-  tpu_workers = { accelerator = "tpu-v6e-slice", cpu = "8", memory = "16Gi", ` + workers + ` }
-  ` + extra + `
-}
-`
-	}
-	cases := []struct{ cfg, want string }{
-		{job(`topology = "4x4", chips_per_node = 3`, ""), `value must be one of`},
-		{job(`topology = "2x3", chips_per_node = 4`, ""), `has 6 chips, not a whole number of 4-chip nodes`},
-		{job(`topology = "4by4", chips_per_node = 4`, ""), `must look like AxB`},
-		{job(`topology = "4x4", chips_per_node = 4, min_replicas = 3, max_replicas = 2`, ""), `min_replicas (3) must not exceed max_replicas (2)`},
-		{job(`topology = "4x4", chips_per_node = 4, replicas = 3, max_replicas = 2`, ""), `replicas (3) must lie between`},
-		{job(`topology = "4x4", chips_per_node = 4`, `wait_for = "forever"`), `value must be one of`},
-		{job(`topology = "4x4", chips_per_node = 4`, `files = { "../etc/passwd" = "x" }`), `cannot be a ConfigMap key`},
-		{job(`topology = "4x4", chips_per_node = 4, cpu = "lots"`, ""), `is not a Kubernetes quantity`},
-		{job(`topology = "4x4", chips_per_node = 4`, `namespace = "Not_A_Namespace"`), `is not a valid Kubernetes name`},
-		{strings.Replace(job(`topology = "4x4", chips_per_node = 4`, ""), `name       = "j"`, `name = "`+strings.Repeat("x", 48)+`"`, 1), `string length must be at most 47`},
-	}
-	var steps []resource.TestStep
-	for _, tc := range cases {
-		steps = append(steps, resource.TestStep{Config: tc.cfg, PlanOnly: true, ExpectError: messageRE(tc.want)})
-	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
-}

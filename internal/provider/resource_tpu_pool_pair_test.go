@@ -228,54 +228,6 @@ func TestAccTPUPoolPair_stockout(t *testing.T) {
 	})
 }
 
-func TestAccTPUPoolPair_badInput(t *testing.T) {
-	base := map[string]string{
-		"cluster": `"tpu-cluster"`, "machine_type": `"ct6e-standard-4t"`, "tpu_topology": `"4x4"`,
-		"min_nodes": "0", "max_nodes": "4", "on_demand": `{ name = "od" }`, "flex_start": `{ name = "dws" }`,
-	}
-	cases := []struct {
-		name, attr, value, want string
-	}{
-		{"unknown machine type", "machine_type", `"ct6e-standard-9t"`, `not a known TPU machine type`},
-		{"non-TPU machine type", "machine_type", `"n2-standard-16"`, `not a known TPU machine type`},
-		{"topology syntax", "tpu_topology", `"4by4"`, `must look like AxB`},
-		{"topology does not fit", "tpu_topology", `"4x3"`, `does not fit machine type ct6e-standard-4t`},
-		{"3D topology on v6e", "tpu_topology", `"2x2x4"`, `has 3 dimensions`},
-		{"max not whole slices", "max_nodes", "5", `use 4 or 8 instead of 5`},
-		{"min not whole slices", "min_nodes", "2", `min_nodes must be a multiple of 4`},
-		{"min above max", "min_nodes", "8", `must not exceed max_nodes`},
-		{"max zero", "max_nodes", "0", `must be between 1 and 1000`},
-		{"negative min", "min_nodes", "-4", `must be at least 0`},
-		{"same pool names", "flex_start", `{ name = "od" }`, `need different names`},
-		{"bad pool name", "on_demand", `{ name = "On_Demand" }`, `must be a GKE node pool name`},
-		{"bad reservation affinity", "on_demand", `{ name = "od", reservation_affinity = "specific" }`, `value must be one of`},
-		{"bad cluster", "cluster", `"projects/p/clusters/c"`, `nor a cluster id of the form projects/PROJECT/locations/LOCATION/clusters/NAME`},
-	}
-	var steps []resource.TestStep
-	for _, tc := range cases {
-		attrs := map[string]string{}
-		for k, v := range base {
-			attrs[k] = v
-		}
-		attrs[tc.attr] = tc.value
-		cfg := "resource \"dwsfallback_tpu_pool_pair\" \"test\" {\n"
-		for _, k := range []string{"cluster", "machine_type", "tpu_topology", "min_nodes", "max_nodes", "on_demand", "flex_start"} {
-			cfg += fmt.Sprintf("  %s = %s\n", k, attrs[k])
-		}
-		cfg += "}\n"
-		steps = append(steps, resource.TestStep{Config: cfg, PlanOnly: true, ExpectError: messageRE(tc.want)})
-	}
-	before := emu.Calls()
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
-	// Refused from the configuration alone: not one call reached GKE.
-	after := emu.Calls()
-	for m, n := range after {
-		if m != "GetOperation" && n != before[m] {
-			t.Errorf("bad input reached GKE: %s called %d more times", m, n-before[m])
-		}
-	}
-}
-
 func poolNames(pools map[string]*containerpb.NodePool) []string {
 	var out []string
 	for n := range pools {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -19,10 +18,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
-var poolNameValidators = []validator.String{
-	stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`),
-		"must be a GKE node pool name: 1 to 40 lowercase letters, digits and dashes, starting with a letter and not ending with a dash"),
-}
+var poolNameValidators = []validator.String{validators.GKEName("node pool")}
 
 func (r *tpuPoolPairResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	poolCommon := func(role string) map[string]schema.Attribute {

@@ -4,6 +4,7 @@ package validators
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -49,4 +50,16 @@ func TPUTopology() validator.String {
 // Func makes a validator from a check, for rules that fit in one function.
 func Func(description string, check func(string) error) validator.String {
 	return stringFunc{desc: description, check: check}
+}
+
+var gkeNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+
+// GKEName accepts GKE cluster and node pool names; kind ("cluster", "node pool") goes into the message.
+func GKEName(kind string) validator.String {
+	return stringFunc{desc: "GKE " + kind + " name", check: func(s string) error {
+		if !gkeNameRE.MatchString(s) {
+			return fmt.Errorf("%q must be a GKE %s name: 1 to 40 lowercase letters, digits and dashes, starting with a letter and not ending with a dash", s, kind)
+		}
+		return nil
+	}}
 }

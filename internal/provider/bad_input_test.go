@@ -1,0 +1,161 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// badInput is one configuration the provider must refuse at plan time, from the configuration alone, with a message
+// that says what is wrong and how to fix it.
+type badInput struct {
+	name, config, want string
+}
+
+// Builders of a valid configuration of each resource, with some attributes replaced.
+func badPair(attr, value string) string {
+	attrs := map[string]string{
+		"cluster": `"tpu-cluster"`, "machine_type": `"ct6e-standard-4t"`, "tpu_topology": `"4x4"`,
+		"min_nodes": "0", "max_nodes": "4", "on_demand": `{ name = "od" }`, "flex_start": `{ name = "dws" }`,
+	}
+	attrs[attr] = value
+	return hclResource("dwsfallback_tpu_pool_pair", attrs,
+		"cluster", "machine_type", "tpu_topology", "min_nodes", "max_nodes", "on_demand", "flex_start", "timeouts")
+}
+
+func badQueue(body string) string {
+	return "resource \"dwsfallback_kueue_queue\" \"test\" {\n  cluster = \"c\"\n  name = \"q\"\n  " + body + "\n}\n"
+}
+
+func badFlavor(name, quotas string) string {
+	return fmt.Sprintf(`{ name = %q, quotas = %s }`, name, quotas)
+}
+
+func badJob(workers, extra string) string {
+	return `
+resource "dwsfallback_rayjob" "test" {
+  cluster    = "c"
+  name       = "j"
+  entrypoint = "python /app/train.py"
+  image      = "rayproject/ray:2.53.0-py311"
+  head       = { cpu = "2", memory = "4Gi" }
+  tpu_workers = { accelerator = "tpu-v6e-slice", cpu = "8", memory = "16Gi", ` + workers + ` }
+  ` + extra + `
+}
+`
+}
+
+func badProvider(attrs string) string {
+	return "provider \"dwsfallback\" {\n  " + attrs + "\n}\n" + badPair("", "")
+}
+
+func hclResource(typ string, attrs map[string]string, order ...string) string {
+	cfg := "resource \"" + typ + "\" \"test\" {\n"
+	for _, k := range order {
+		if v, ok := attrs[k]; ok {
+			cfg += fmt.Sprintf("  %s = %s\n", k, v)
+		}
+	}
+	return cfg + "}\n"
+}
+
+func badInputCases() []badInput {
+	okQuota := `{ cpu = "1", memory = "1Gi" }`
+	w := `topology = "4x4", chips_per_node = 4`
+	return []badInput{
+		// Provider configuration.
+		{"token and credentials", badProvider("access_token = \"a\"\n  credentials  = \"{}\""), `These attributes cannot be configured together: [access_token,credentials]`},
+		{"unreadable credentials file", badProvider(`credentials = "/nonexistent/key.json"`), `reading credentials file "/nonexistent/key.json"`},
+		{"endpoint scheme", badProvider(`container_endpoint = "ftp://127.0.0.1:1"`), `must be an http or https URL`},
+		{"endpoint without scheme", badProvider(`container_endpoint = "127.0.0.1:8080"`), `must be an http or https URL`},
+
+		// dwsfallback_cluster.
+		{"cluster name", `resource "dwsfallback_cluster" "test" { name = "Tpu_Cluster" }`, `must be a GKE cluster name`},
+		{"cluster name length", `resource "dwsfallback_cluster" "test" { name = "` + strings.Repeat("c", 41) + `" }`, `must be a GKE cluster name: 1 to 40`},
+		{"release channel", "resource \"dwsfallback_cluster\" \"test\" {\n  name = \"c\"\n  release_channel = \"NIGHTLY\"\n}", `value must be one of`},
+		{"default pool size", "resource \"dwsfallback_cluster\" \"test\" {\n  name = \"c\"\n  default_pool_node_count = 0\n}", `must be at least 1`},
+		{"cluster timeout", "resource \"dwsfallback_cluster\" \"test\" {\n  name = \"c\"\n  timeouts = { create = \"soon\" }\n}", `"soon" must be a string containing a sequence of decimal numbers`},
+
+		// dwsfallback_tpu_pool_pair.
+		{"unknown machine type", badPair("machine_type", `"ct6e-standard-9t"`), `not a known TPU machine type`},
+		{"non-TPU machine type", badPair("machine_type", `"n2-standard-16"`), `not a known TPU machine type`},
+		{"topology syntax", badPair("tpu_topology", `"4by4"`), `must look like AxB`},
+		{"topology does not fit", badPair("tpu_topology", `"4x3"`), `does not fit machine type ct6e-standard-4t`},
+		{"3D topology on v6e", badPair("tpu_topology", `"2x2x4"`), `has 3 dimensions`},
+		{"max not whole slices", badPair("max_nodes", "5"), `use 4 or 8 instead of 5`},
+		{"min not whole slices", badPair("min_nodes", "2"), `min_nodes must be a multiple of 4`},
+		{"min above max", badPair("min_nodes", "8"), `must not exceed max_nodes`},
+		{"max zero", badPair("max_nodes", "0"), `must be between 1 and 1000`},
+		{"negative min", badPair("min_nodes", "-4"), `must be at least 0`},
+		{"same pool names", badPair("flex_start", `{ name = "od" }`), `need different names`},
+		{"pool name", badPair("on_demand", `{ name = "On_Demand" }`), `must be a GKE node pool name`},
+		{"pool name length", badPair("on_demand", `{ name = "`+strings.Repeat("p", 41)+`" }`), `must be a GKE node pool name: 1 to 40`},
+		{"reservation affinity", badPair("on_demand", `{ name = "od", reservation_affinity = "specific" }`), `value must be one of`},
+		{"cluster id", badPair("cluster", `"projects/p/clusters/c"`), `nor a cluster id of the form projects/PROJECT/locations/LOCATION/clusters/NAME`},
+		{"pool pair timeout", badPair("timeouts", `{ create = "45 minutes" }`), `"45 minutes" must be a string containing a sequence of decimal numbers`},
+
+		// dwsfallback_kueue_queue.
+		{"quota quantity", badQueue(`flavors = [` + badFlavor("a", `{ cpu = "lots" }`) + `]`), `is not a Kubernetes quantity`},
+		{"quota resource name", badQueue(`flavors = [` + badFlavor("a", `{ "not a/valid/name" = "1" }`) + `]`), `is not a Kubernetes resource name`},
+		{"flavors quota different resources", badQueue(`flavors = [` + badFlavor("a", okQuota) + `, ` + badFlavor("b", `{ cpu = "1" }`) + `]`), `Every flavor of a ClusterQueue must quota the same resources`},
+		{"flavor listed twice", badQueue(`flavors = [` + badFlavor("a", okQuota) + `, ` + badFlavor("a", okQuota) + `]`), `is listed twice`},
+		{"flavor name", badQueue(`flavors = [` + badFlavor("Bad_Name", okQuota) + `]`), `is not a valid Kubernetes name`},
+		{"no flavors", badQueue(`flavors = []`), `Attribute flavors list must contain at least 1 elements`},
+		{"flavor node label", badQueue(`flavors = [{ name = "a", quotas = ` + okQuota + `, node_labels = { "cloud.google.com/gke-nodepool" = "not a pool!" } }]`), `is not a Kubernetes label value`},
+		{"queueing strategy", badQueue(`flavors = [` + badFlavor("a", okQuota) + "]\n  queueing_strategy = \"LIFO\""), `value must be one of`},
+		{"local queue listed twice", badQueue(`flavors = [` + badFlavor("a", okQuota) + "]\n  local_queues = [{ namespace = \"default\", name = \"q\" }, { namespace = \"default\", name = \"q\" }]"), `Local queue default/q is listed twice`},
+		{"local queue namespace", badQueue(`flavors = [` + badFlavor("a", okQuota) + "]\n  local_queues = [{ namespace = \"Team_A\", name = \"q\" }]"), `"Team_A" is not a valid Kubernetes name`},
+		{"admission check wiring", badQueue(`flavors = [{ name = "a", quotas = { cpu = "1" }, provisioning = { config = "x" } }, { name = "b", quotas = { cpu = "1" }, provisioning = { config = "y" } }]`), `used with different config or class`},
+		{"admission check name", badQueue(`flavors = [{ name = "a", quotas = { cpu = "1" }, provisioning = { admission_check = "DWS" } }]`), `"DWS" is not a valid Kubernetes name`},
+		{"namespace selector", badQueue(`flavors = [` + badFlavor("a", okQuota) + "]\n  namespace_selector = { \"team\" = \"a b\" }"), `is not a Kubernetes label value`},
+		{"queue without cluster", "resource \"dwsfallback_kueue_queue\" \"test\" {\n  name = \"q\"\n  flavors = [" + badFlavor("a", okQuota) + "]\n}\n", `Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block`},
+
+		// dwsfallback_rayjob.
+		{"chips per node", badJob(`topology = "4x4", chips_per_node = 3`, ""), `value must be one of`},
+		{"topology not whole nodes", badJob(`topology = "2x3", chips_per_node = 4`, ""), `has 6 chips, not a whole number of 4-chip nodes`},
+		{"job topology syntax", badJob(`topology = "4by4", chips_per_node = 4`, ""), `must look like AxB`},
+		{"unknown accelerator", strings.Replace(badJob(w, ""), `"tpu-v6e-slice"`, `"tpu-v9-slice"`, 1), `"tpu-v9-slice" is not a TPU accelerator GKE labels nodes with`},
+		{"accelerator without such nodes", strings.Replace(badJob(`topology = "2x4", chips_per_node = 8`, ""), `"tpu-v6e-slice"`, `"tpu-v5p-slice"`, 1), `No tpu-v5p-slice machine type has 8 chips per node`},
+		{"topology the nodes do not take", badJob(`topology = "4x16", chips_per_node = 4`, ""), `topology "4x16" does not fit machine type ct6e-standard-4t`},
+		{"min above max replicas", badJob(w+`, min_replicas = 3, max_replicas = 2`, ""), `min_replicas (3) must not exceed max_replicas (2)`},
+		{"replicas above max", badJob(w+`, replicas = 3, max_replicas = 2`, ""), `replicas (3) must lie between`},
+		{"wait mode", badJob(w, `wait_for = "forever"`), `value must be one of`},
+		{"file name", badJob(w, `files = { "../etc/passwd" = "x" }`), `cannot be a ConfigMap key`},
+		{"worker cpu", badJob(w+`, cpu = "lots"`, ""), `is not a Kubernetes quantity`},
+		{"namespace", badJob(w, `namespace = "Not_A_Namespace"`), `is not a valid Kubernetes name`},
+		{"job name length", strings.Replace(badJob(w, ""), `name       = "j"`, `name = "`+strings.Repeat("x", 48)+`"`, 1), `string length must be at most 47`},
+		{"queue name", badJob(w, `queue = "Queue"`), `"Queue" is not a valid Kubernetes name`},
+		{"env name", badJob(w, `env = { "1BAD=" = "x" }`), `is not an environment variable name`},
+		{"label key", badJob(w, `labels = { "a/b/c" = "x" }`), `is not a Kubernetes label key`},
+		{"job timeout", badJob(w, `timeouts = { create = "1 hour" }`), `"1 hour" must be a string containing a sequence of decimal numbers`},
+
+		// dwsfallback_kueue_install.
+		{"values not YAML", "resource \"dwsfallback_kueue_install\" \"test\" {\n  cluster = \"c\"\n  values = \"a: [\"\n}", `Unreadable values`},
+		{"release name", "resource \"dwsfallback_kueue_install\" \"test\" {\n  cluster = \"c\"\n  release_name = \"Kueue!\"\n}", `is not a valid Kubernetes name`},
+	}
+}
+
+// Every rule, each refused by terraform plan from the configuration alone: not one call reaches GKE (and so none
+// reaches a cluster, whose address only GKE knows).
+func TestAccBadInput(t *testing.T) {
+	cases := badInputCases()
+	if len(cases) < 30 {
+		t.Fatalf("only %d bad-input cases", len(cases))
+	}
+	before := emu.Calls()
+	for _, tc := range cases {
+		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps:                    []resource.TestStep{{Config: tc.config, PlanOnly: true, ExpectError: messageRE(tc.want)}},
+			})
+		})
+	}
+	for m, n := range emu.Calls() {
+		if m != "GetOperation" && n != before[m] {
+			t.Errorf("bad input reached GKE: %s called %d more times", m, n-before[m])
+		}
+	}
+}
