@@ -145,4 +145,3 @@ resource "dwsfallback_cluster" "test" {
 		},
 	})
 }
-

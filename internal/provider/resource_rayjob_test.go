@@ -211,4 +211,3 @@ func TestAccRayJob_disappears(t *testing.T) {
 		},
 	})
 }
-
