@@ -20,6 +20,9 @@ import (
 // process is one child of the stack, in a process group of its own so that stopping it stops what it started.
 type process struct {
 	name string
+	dir  string
+	bin  string
+	args []string
 	cmd  *exec.Cmd
 	log  string
 	done chan struct{}
@@ -28,7 +31,7 @@ type process struct {
 
 func startProcess(dir, name, bin string, args ...string) (*process, error) {
 	logPath := filepath.Join(dir, name+".log")
-	logFile, err := os.Create(logPath)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +42,7 @@ func startProcess(dir, name, bin string, args ...string) (*process, error) {
 		logFile.Close()
 		return nil, fmt.Errorf("starting %s (%s): %w", name, bin, err)
 	}
-	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	p := &process{name: name, dir: dir, bin: bin, args: args, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		logFile.Close()

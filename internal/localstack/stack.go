@@ -270,3 +270,26 @@ contexts:
 current-context: local
 `, s.Host, s.CABase64(), s.AdminToken)
 }
+
+// RestartAPIServer stops the kube-apiserver, waits for down, and starts it again with the same port and data, as a
+// control-plane upgrade or crash does. Clients get connection refused in between.
+func (s *Stack) RestartAPIServer(ctx context.Context, down time.Duration) error {
+	for i, p := range s.procs {
+		if p.name != "kube-apiserver" {
+			continue
+		}
+		p.stop(10 * time.Second)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(down):
+		}
+		np, err := startProcess(p.dir, p.name, p.bin, p.args...)
+		if err != nil {
+			return err
+		}
+		s.procs[i] = np
+		return waitReady(ctx, np, s.Host+"/readyz", tlsClient(s.CAPEM), http.Header{"Authorization": {"Bearer " + s.AdminToken}})
+	}
+	return errors.New("no kube-apiserver in this stack")
+}

@@ -6,8 +6,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
@@ -46,4 +48,20 @@ func providerClients(data any, diags *diag.Diagnostics) clients {
 		return nil
 	}
 	return c
+}
+
+// kubeForRead is kubeFor for Read: when GKE no longer has the cluster, the objects went with it, so the resource
+// leaves state (and is planned again) instead of failing every plan.
+func kubeForRead(ctx context.Context, c clients, cluster, project, location types.String, resp *resource.ReadResponse) (*kube.Clients, bool) {
+	if !cluster.IsNull() && c != nil {
+		if ref, err := resolveCluster(cluster.ValueString(), project.ValueString(), location.ValueString(), c); err == nil {
+			if _, err := c.Kube(ctx, ref); gke.IsNotFound(err) {
+				resp.Diagnostics.AddWarning("Cluster not found",
+					fmt.Sprintf("GKE has no cluster %s any more; its Kubernetes objects went with it and will be planned again.", ref))
+				resp.State.RemoveResource(ctx)
+				return nil, false
+			}
+		}
+	}
+	return kubeFor(ctx, c, cluster, project, location, &resp.Diagnostics)
 }

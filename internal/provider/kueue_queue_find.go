@@ -92,7 +92,7 @@ func applyQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error 
 		return err
 	}
 	for _, f := range m.Flavors {
-		if err := retryWebhook(ctx, func() error {
+		if err := kube.Retry(ctx, func() error {
 			_, err := api.ResourceFlavors().Apply(ctx, expandResourceFlavor(f), opts)
 			return err
 		}); err != nil {
@@ -100,27 +100,27 @@ func applyQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error 
 		}
 	}
 	for _, ch := range m.checks() {
-		if err := retryWebhook(ctx, func() error {
+		if err := kube.Retry(ctx, func() error {
 			_, err := api.ProvisioningRequestConfigs().Apply(ctx, expandProvisioningRequestConfig(ch.p), opts)
 			return err
 		}); err != nil {
 			return kubeError(c, "ProvisioningRequestConfig", ch.p.Config.ValueString(), err)
 		}
-		if err := retryWebhook(ctx, func() error {
+		if err := kube.Retry(ctx, func() error {
 			_, err := api.AdmissionChecks().Apply(ctx, expandAdmissionCheck(ch.p), opts)
 			return err
 		}); err != nil {
 			return kubeError(c, "AdmissionCheck", ch.p.AdmissionCheck.ValueString(), err)
 		}
 	}
-	if err := retryWebhook(ctx, func() error {
+	if err := kube.Retry(ctx, func() error {
 		_, err := api.ClusterQueues().Apply(ctx, expandClusterQueue(m), opts)
 		return err
 	}); err != nil {
 		return kubeError(c, "ClusterQueue", m.Name.ValueString(), err)
 	}
 	for _, lq := range m.LocalQueues {
-		if err := retryWebhook(ctx, func() error {
+		if err := kube.Retry(ctx, func() error {
 			_, err := api.LocalQueues(lq.Namespace.ValueString()).Apply(ctx, expandLocalQueue(lq, m.Name.ValueString()), opts)
 			return err
 		}); err != nil {
@@ -218,7 +218,7 @@ func waitUntil(ctx context.Context, check func(context.Context) (bool, error), o
 		if done {
 			return nil
 		}
-		if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+		if err != nil && !apierrors.IsNotFound(err) && !kube.Transient(err) && ctx.Err() == nil {
 			return err
 		}
 		select {
@@ -230,35 +230,11 @@ func waitUntil(ctx context.Context, check func(context.Context) (bool, error), o
 	}
 }
 
-// retryWebhook retries a write while Kueue's webhook cannot be reached yet (right after Kueue starts), for up to two
-// minutes within ctx.
-func retryWebhook(ctx context.Context, call func() error) error {
-	deadline := time.Now().Add(2 * time.Minute)
-	wait := 200 * time.Millisecond
-	for {
-		err := call()
-		if err == nil || !webhookNotReady(err) || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(err, ctx.Err())
-		case <-time.After(wait):
-		}
-		if wait < 3*time.Second {
-			wait *= 2
-		}
-	}
-}
-
-func webhookNotReady(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "failed calling webhook") || strings.Contains(s, "no endpoints available for service") ||
-		strings.Contains(s, "connection refused") && strings.Contains(s, "webhook")
-}
-
 // kubeError names the object and, for the common causes, the fix.
 func kubeError(c *kube.Clients, kind, name string, err error) error {
+	if hint := credentialsHint(c, err); hint != nil {
+		return fmt.Errorf("%s %s: %w", kind, name, hint)
+	}
 	switch {
 	case apierrors.IsConflict(err) && strings.Contains(err.Error(), "conflict"):
 		return fmt.Errorf("%s %s on %s: fields are managed by another field manager with other values: %w; "+
@@ -266,7 +242,7 @@ func kubeError(c *kube.Clients, kind, name string, err error) error {
 	case apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource"):
 		return fmt.Errorf("%s %s on %s: the cluster does not serve Kueue's kueue.x-k8s.io/v1beta2 API; install Kueue v0.15 "+
 			"or later (dwsfallback_kueue_install, or the tutorial's helm install): %w", kind, name, c.Host, err)
-	case webhookNotReady(err):
+	case kube.WebhookNotReady(err):
 		return fmt.Errorf("%s %s on %s: Kueue's webhook is not answering (Kueue not running, or just installed): %w", kind, name, c.Host, err)
 	}
 	return fmt.Errorf("%s %s on %s: %w", kind, name, c.Host, err)
@@ -432,6 +408,20 @@ func refuseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 		if ac, err := api.AdmissionChecks().Get(ctx, ch.p.AdmissionCheck.ValueString(), metav1.GetOptions{}); err == nil && ac.DeletionTimestamp != nil {
 			return stuck("AdmissionCheck", ac.Name, ac.DeletionTimestamp)
 		}
+	}
+	return nil
+}
+
+// credentialsHint explains a refused token, or returns nil for other errors.
+func credentialsHint(c *kube.Clients, err error) error {
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("the API server %s refused the provider's credentials (401 Unauthorized): the token expired or "+
+			"was revoked. Renew it (gcloud auth application-default login, the credentials attribute, or the kubernetes "+
+			"block's token) and apply again: %w", c.Host, err)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("the API server %s accepted the credentials but does not allow this (403 Forbidden); grant the "+
+			"identity cluster-admin or the RBAC rules in the provider's docs: %w", c.Host, err)
 	}
 	return nil
 }

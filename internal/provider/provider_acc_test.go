@@ -87,12 +87,22 @@ func createTestCluster(t *testing.T, name string) clusterRef {
 	if err != nil {
 		t.Fatalf("creating test cluster %s: %v", name, err)
 	}
-	t.Cleanup(func() {
-		_ = c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
-			return c.API().DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: ref.String()})
-		}, nil)
-	})
+	t.Cleanup(func() { _ = deleteCluster(c, ref) })
 	return ref
+}
+
+// deleteTestCluster deletes a cluster as someone with gcloud would.
+func deleteTestCluster(t *testing.T, ref clusterRef) {
+	t.Helper()
+	if err := deleteCluster(gkeAPI(t), ref); err != nil {
+		t.Fatalf("deleting cluster %s: %v", ref, err)
+	}
+}
+
+func deleteCluster(c *gke.Client, ref clusterRef) error {
+	return c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.API().DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: ref.String()})
+	}, nil)
 }
 
 // testPools lists the node pools of a cluster by name.

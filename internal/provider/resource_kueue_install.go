@@ -179,6 +179,9 @@ func (r *kueueInstallResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if _, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp); !ok {
+		return
+	}
 	_, h, ok := r.connect(ctx, &st, &resp.Diagnostics)
 	if !ok {
 		return

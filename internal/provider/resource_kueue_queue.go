@@ -75,7 +75,7 @@ func (r *kueueQueueResource) Read(ctx context.Context, req resource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := r.kube(ctx, &st, &resp.Diagnostics)
+	c, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
 	if !ok {
 		return
 	}

@@ -73,14 +73,18 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 	job.Annotations = withSpecHash(job)
 	setUnknownStatus(&plan)
 	if cm := expandFilesConfigMap(&plan); cm != nil {
-		if err := applyConfigMap(ctx, c, cm); err != nil {
+		if err := kube.Retry(ctx, func() error { return applyConfigMap(ctx, c, cm) }); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
 			return
 		}
 	}
 	// In state before the job exists: a failure from here on leaves state that names the ConfigMap and the job.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if _, err := c.Ray.RayV1().RayJobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager}); err != nil {
+	err = kube.Retry(ctx, func() error {
+		_, err := c.Ray.RayV1().RayJobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager})
+		return err
+	})
+	if err != nil {
 		if !apierrors.IsAlreadyExists(err) {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name), rayJobError(c, err).Error())
 			return
@@ -110,7 +114,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := r.kube(ctx, st.Cluster, st.Project, st.Location, &resp.Diagnostics)
+	c, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
 	if !ok {
 		return
 	}
@@ -376,6 +380,9 @@ func setUnknownStatus(m *rayJobModel) {
 
 // rayJobError names the missing piece when KubeRay is not installed.
 func rayJobError(c *kube.Clients, err error) error {
+	if hint := credentialsHint(c, err); hint != nil {
+		return hint
+	}
 	if apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource") {
 		return fmt.Errorf("the cluster %s does not serve KubeRay's ray.io/v1 RayJob: enable GKE's RayOperator add-on (dwsfallback_cluster) or install KubeRay: %w", c.Host, err)
 	}

@@ -1,0 +1,70 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// RetryFor bounds how long Retry keeps trying a call that fails for a passing reason.
+const RetryFor = 2 * time.Minute
+
+// Transient reports errors that pass by themselves: the API server restarting or overloaded, or an admission webhook
+// (Kueue's, right after Kueue starts) not answering yet. The provider's writes are server-side applies, deletes and
+// creates that adopt what an earlier attempt made, so repeating them is safe.
+func Transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if WebhookNotReady(err) {
+		return true
+	}
+	if apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) ||
+		apierrors.IsTimeout(err) {
+		return true
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, io.EOF) {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "connection refused") || strings.Contains(s, "http2: server sent GOAWAY") ||
+		strings.Contains(s, "the server is currently unable to handle the request")
+}
+
+// WebhookNotReady reports an admission webhook that could not be called.
+func WebhookNotReady(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "failed calling webhook") || strings.Contains(s, "no endpoints available for service") ||
+		strings.Contains(s, "connection refused") && strings.Contains(s, "webhook")
+}
+
+// Retry calls call until it succeeds, fails for a reason that is not Transient, RetryFor has passed, or ctx ends.
+func Retry(ctx context.Context, call func() error) error {
+	deadline := time.Now().Add(RetryFor)
+	wait := 200 * time.Millisecond
+	for {
+		err := call()
+		if err == nil || !Transient(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+		if wait < 3*time.Second {
+			wait *= 2
+		}
+	}
+}

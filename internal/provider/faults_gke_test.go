@@ -1,0 +1,184 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+)
+
+// gkeMethods are the GKE methods the provider calls.
+var gkeMethods = []string{
+	"CreateCluster", "GetCluster", "UpdateCluster", "SetAddonsConfig", "SetLabels", "DeleteCluster",
+	"CreateNodePool", "GetNodePool", "ListNodePools", "SetNodePoolAutoscaling", "UpdateNodePool", "DeleteNodePool",
+	"GetOperation",
+}
+
+// burst makes the next two calls of every method fail, alternately with 429 and 503, as GKE does under quota
+// pressure and during its own incidents.
+func burst() {
+	for i, m := range gkeMethods {
+		status := http.StatusTooManyRequests
+		if i%2 == 1 {
+			status = http.StatusServiceUnavailable
+		}
+		emu.FailNext(m, 2, status, "")
+	}
+}
+
+func clusterAndPairConfig(name string, maxNodes int, label string) string {
+	return fmt.Sprintf(`
+resource "dwsfallback_cluster" "test" {
+  name                = %[1]q
+  deletion_protection = false
+  labels              = { purpose = %[3]q }
+}
+
+resource "dwsfallback_tpu_pool_pair" "test" {
+  cluster      = dwsfallback_cluster.test.id
+  machine_type = "ct6e-standard-4t"
+  tpu_topology = "4x4"
+  max_nodes    = %[2]d
+  on_demand    = { name = "od" }
+  flex_start   = { name = "dws" }
+}
+`, name, maxNodes, label)
+}
+
+// Every method the provider calls answers 429 or 503 twice before it works: create, update and destroy all finish.
+func TestAccFaults_transientBursts(t *testing.T) {
+	t.Cleanup(emu.ClearFaults)
+	ref := clusterRef{Project: testProject, Location: testLocation, Name: "acc-bursts"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy: func(*terraform.State) error {
+			_, err := gkeAPIForCheck().API().GetCluster(context.Background(), &containerpb.GetClusterRequest{Name: ref.String()})
+			if !gke.IsNotFound(err) {
+				return fmt.Errorf("cluster %s after destroy: %v", ref, err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				PreConfig: burst,
+				Config:    clusterAndPairConfig("acc-bursts", 4, "a"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+			},
+			{
+				PreConfig: burst,
+				Config:    clusterAndPairConfig("acc-bursts", 8, "b"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("max_nodes"), knownvalue.Int64Exact(8)),
+					statecheck.ExpectKnownValue("dwsfallback_cluster.test", tfjsonpath.New("labels").AtMapKey("purpose"), knownvalue.StringExact("b")),
+				},
+			},
+			{
+				PreConfig: burst,
+				Config:    clusterAndPairConfig("acc-bursts", 8, "b"),
+				Destroy:   true,
+			},
+		},
+	})
+}
+
+// Two pool pairs on one cluster in one apply: GKE runs one operation per cluster at a time, and both still finish.
+func TestAccFaults_twoPairsOneCluster(t *testing.T) {
+	ref := createTestCluster(t, "acc-two-pairs")
+	cfg := fmt.Sprintf(`
+resource "dwsfallback_tpu_pool_pair" "a" {
+  cluster      = %[1]q
+  machine_type = "ct6e-standard-4t"
+  tpu_topology = "4x4"
+  max_nodes    = 4
+  on_demand    = { name = "od-a" }
+  flex_start   = { name = "dws-a" }
+}
+
+resource "dwsfallback_tpu_pool_pair" "b" {
+  cluster      = %[1]q
+  machine_type = "ct6e-standard-4t"
+  tpu_topology = "2x4"
+  max_nodes    = 2
+  on_demand    = { name = "od-b" }
+  flex_start   = { name = "dws-b" }
+}
+`, ref.Name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od-a", "dws-a", "od-b", "dws-b"),
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			Check: func(*terraform.State) error {
+				pools := testPoolsNoT(ref)
+				for _, n := range []string{"od-a", "dws-a", "od-b", "dws-b"} {
+					if pools[n] == nil || pools[n].GetStatus().String() != "RUNNING" {
+						return fmt.Errorf("pool %s is not RUNNING: %v", n, pools[n].GetStatus())
+					}
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// An operation slower than the resource's timeout fails the apply with the pool's name; the state keeps the pool, and
+// the next apply (no longer slow) finishes with exactly the configured pools.
+func TestAccFaults_slowerThanTimeout(t *testing.T) {
+	t.Cleanup(func() { emu.SlowOperations(0) })
+	ref := createTestCluster(t, "acc-slow")
+	base := pairConfig("acc-slow", "od", "dws", 4)
+	withTimeout := base[:len(base)-2] + "  timeouts = { create = \"2s\" }\n}\n"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { emu.SlowOperations(5 * time.Second) },
+				Config:      withTimeout,
+				ExpectError: regexp.MustCompile(`(?s)creating TPU node pool \(od\).*(deadline|timed out)`),
+			},
+			{
+				PreConfig: func() { emu.SlowOperations(0) },
+				Config:    base,
+				Check: func(*terraform.State) error {
+					pools := testPoolsNoT(ref)
+					if len(pools) != 3 || pools["od"] == nil || pools["dws"] == nil {
+						return fmt.Errorf("want default-pool, od and dws; have %v", poolNames(pools))
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// A refresh after the cluster was deleted out of band: the pool pair leaves state and is planned again, no error.
+func TestAccFaults_clusterGone(t *testing.T) {
+	ref := createTestCluster(t, "acc-gone-cluster")
+	cfg := pairConfig("acc-gone-cluster", "od", "dws", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig:          func() { deleteTestCluster(t, ref) },
+				Config:             cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
