@@ -84,7 +84,7 @@ func Read[T any](ctx context.Context, c *Client, read func(context.Context) (T, 
 			return v, giveUp(last, err, ctx.Err())
 		}
 		if err == nil || !isTransient(err) {
-			return v, err
+			return v, explain(err)
 		}
 		last = err
 		wait = c.backoff.next(wait)
@@ -126,7 +126,7 @@ func (c *Client) Mutate(ctx context.Context, cluster string, start func(context.
 			return giveUp(last, err, ctx.Err())
 		}
 		if !isTransient(err) && !IsClusterBusy(err) {
-			return err
+			return explain(err)
 		}
 		last = err
 		wait = c.backoff.next(wait)
@@ -186,6 +186,19 @@ type OperationError struct {
 
 func (e *OperationError) Error() string {
 	return fmt.Sprintf("operation %s (%s) failed: %s", e.Operation, e.Type, e.Message)
+}
+
+// explain adds the fix to GKE's refusals of the caller's credentials, whose own messages do not say it.
+func explain(err error) error {
+	switch httpCode(err) {
+	case http.StatusUnauthorized:
+		return fmt.Errorf("%w\nGKE refused the credentials: the access token expired or was revoked (UNAUTHENTICATED). Renew it "+
+			"(gcloud auth application-default login, a fresh access_token, or the credentials attribute) and apply again", err)
+	case http.StatusForbidden:
+		return fmt.Errorf("%w\nThe credentials lack a permission on this project (PERMISSION_DENIED); grant the identity roles/container.admin "+
+			"(or roles/container.clusterAdmin) and apply again", err)
+	}
+	return err
 }
 
 // IsNotFound reports whether GKE answered 404.

@@ -271,25 +271,37 @@ current-context: local
 `, s.Host, s.CABase64(), s.AdminToken)
 }
 
-// RestartAPIServer stops the kube-apiserver, waits for down, and starts it again with the same port and data, as a
-// control-plane upgrade or crash does. Clients get connection refused in between.
-func (s *Stack) RestartAPIServer(ctx context.Context, down time.Duration) error {
-	for i, p := range s.procs {
-		if p.name != "kube-apiserver" {
-			continue
-		}
+// StopAPIServer stops the kube-apiserver, as a control-plane upgrade or crash does; clients get connection refused
+// until StartAPIServer.
+func (s *Stack) StopAPIServer() {
+	if p := s.proc("kube-apiserver"); p != nil {
 		p.stop(10 * time.Second)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(down):
-		}
-		np, err := startProcess(p.dir, p.name, p.bin, p.args...)
-		if err != nil {
-			return err
-		}
-		s.procs[i] = np
-		return waitReady(ctx, np, s.Host+"/readyz", tlsClient(s.CAPEM), http.Header{"Authorization": {"Bearer " + s.AdminToken}})
 	}
-	return errors.New("no kube-apiserver in this stack")
+}
+
+// StartAPIServer starts the stopped kube-apiserver again, with the same port and data, and waits until it is ready.
+func (s *Stack) StartAPIServer(ctx context.Context) error {
+	p := s.proc("kube-apiserver")
+	if p == nil {
+		return errors.New("no kube-apiserver in this stack")
+	}
+	np, err := startProcess(p.dir, p.name, p.bin, p.args...)
+	if err != nil {
+		return err
+	}
+	for i := range s.procs {
+		if s.procs[i] == p {
+			s.procs[i] = np
+		}
+	}
+	return waitReady(ctx, np, s.Host+"/readyz", tlsClient(s.CAPEM), http.Header{"Authorization": {"Bearer " + s.AdminToken}})
+}
+
+func (s *Stack) proc(name string) *process {
+	for _, p := range s.procs {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
 }

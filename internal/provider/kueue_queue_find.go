@@ -86,48 +86,63 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 // applyQueue server-side-applies every object of m, dependencies first, so Kueue never sees a reference to an object
 // that does not exist yet.
 func applyQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
+	_, err := applyQueueObjects(ctx, c, m)
+	return err
+}
+
+// applyQueueObjects is applyQueue that also says whether any object may have been written: false when the first
+// write was refused outright (bad credentials, Kueue not installed, invalid), so there is nothing to account for.
+func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel) (bool, error) {
+	wrote := false
+	retry := func(call func() error) error {
+		err := kube.Retry(ctx, call)
+		if err == nil || kube.Transient(err) || apierrors.ReasonForError(err) == metav1.StatusReasonUnknown {
+			wrote = true
+		}
+		return err
+	}
 	api := c.Kueue.KueueV1beta2()
 	opts := metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: m.ForceConflicts.ValueBool()}
 	if err := refuseTerminating(ctx, c, m); err != nil {
-		return err
+		return false, err
 	}
 	for _, f := range m.Flavors {
-		if err := kube.Retry(ctx, func() error {
+		if err := retry(func() error {
 			_, err := api.ResourceFlavors().Apply(ctx, expandResourceFlavor(f), opts)
 			return err
 		}); err != nil {
-			return kubeError(c, "ResourceFlavor", f.Name.ValueString(), err)
+			return wrote, kubeError(c, "ResourceFlavor", f.Name.ValueString(), err)
 		}
 	}
 	for _, ch := range m.checks() {
-		if err := kube.Retry(ctx, func() error {
+		if err := retry(func() error {
 			_, err := api.ProvisioningRequestConfigs().Apply(ctx, expandProvisioningRequestConfig(ch.p), opts)
 			return err
 		}); err != nil {
-			return kubeError(c, "ProvisioningRequestConfig", ch.p.Config.ValueString(), err)
+			return wrote, kubeError(c, "ProvisioningRequestConfig", ch.p.Config.ValueString(), err)
 		}
-		if err := kube.Retry(ctx, func() error {
+		if err := retry(func() error {
 			_, err := api.AdmissionChecks().Apply(ctx, expandAdmissionCheck(ch.p), opts)
 			return err
 		}); err != nil {
-			return kubeError(c, "AdmissionCheck", ch.p.AdmissionCheck.ValueString(), err)
+			return wrote, kubeError(c, "AdmissionCheck", ch.p.AdmissionCheck.ValueString(), err)
 		}
 	}
-	if err := kube.Retry(ctx, func() error {
+	if err := retry(func() error {
 		_, err := api.ClusterQueues().Apply(ctx, expandClusterQueue(m), opts)
 		return err
 	}); err != nil {
-		return kubeError(c, "ClusterQueue", m.Name.ValueString(), err)
+		return wrote, kubeError(c, "ClusterQueue", m.Name.ValueString(), err)
 	}
 	for _, lq := range m.LocalQueues {
-		if err := kube.Retry(ctx, func() error {
+		if err := retry(func() error {
 			_, err := api.LocalQueues(lq.Namespace.ValueString()).Apply(ctx, expandLocalQueue(lq, m.Name.ValueString()), opts)
 			return err
 		}); err != nil {
-			return kubeError(c, "LocalQueue", lq.Namespace.ValueString()+"/"+lq.Name.ValueString(), err)
+			return wrote, kubeError(c, "LocalQueue", lq.Namespace.ValueString()+"/"+lq.Name.ValueString(), err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // waitQueueActive waits until the ClusterQueue and every AdmissionCheck of m report Active, woken by watch events.

@@ -61,8 +61,11 @@ func (r *kueueQueueResource) Create(ctx context.Context, req resource.CreateRequ
 	// next apply accounts for all of them.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	recordObjects(ctx, resp.Private, plan.objectNames(), &resp.Diagnostics)
-	if err := applyQueue(ctx, c, &plan); err != nil {
+	if wrote, err := applyQueueObjects(ctx, c, &plan); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("creating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
+		if !wrote {
+			resp.State.RemoveResource(ctx)
+		}
 		return
 	}
 	r.settle(ctx, c, &plan, &resp.Diagnostics)

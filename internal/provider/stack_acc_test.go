@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -79,3 +80,34 @@ func adminClients(t *testing.T) *kube.Clients {
 }
 
 type kueueAPI = kueuev1beta2.KueueV1beta2Interface
+
+// startStack starts a control plane of the test's own, stopped when the test ends: for tests that break or shadow
+// what the shared stack runs.
+func startStack(t *testing.T, noKueue bool) *localstack.Stack {
+	t.Helper()
+	bin := os.Getenv("DWSFALLBACK_STACK_BIN")
+	if bin == "" {
+		bin, _ = filepath.Abs("../../.local/bin")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), BinDir: bin, Repo: ".", NoKueue: noKueue})
+	if err != nil {
+		t.Fatalf("control plane of %s: %v", t.Name(), err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// kubeBlockProvider is a provider configuration that reaches a stack through the kubernetes block with a token.
+func kubeBlockProvider(s *localstack.Stack, token string) string {
+	return fmt.Sprintf(`
+provider "dwsfallback" {
+  kubernetes {
+    host                   = %q
+    token                  = %q
+    cluster_ca_certificate = %q
+  }
+}
+`, s.Host, token, string(s.CAPEM))
+}
