@@ -6,6 +6,7 @@
 package gkeemu
 
 import (
+	"crypto/rsa"
 	"io"
 	"net/http"
 	"strings"
@@ -46,6 +47,9 @@ type Server struct {
 	nextID   int
 	table    map[routeKey]route
 	dws      *DWS
+	// serviceAccounts may sign token requests; issued are the access tokens handed out, with their expiry.
+	serviceAccounts map[string]*rsa.PublicKey
+	issued          map[string]time.Time
 }
 
 type cluster struct {
@@ -131,6 +135,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAdmin(w, r)
 		return
 	}
+	if r.URL.Path == TokenPath {
+		s.serveToken(w, r)
+		return
+	}
 	if e := s.authenticate(r); e != nil {
 		writeError(w, e)
 		return
@@ -188,6 +196,12 @@ func (s *Server) authenticate(r *http.Request) *apiError {
 			if token == t {
 				return nil
 			}
+		}
+		s.mu.Lock()
+		expiry, issued := s.issued[token]
+		s.mu.Unlock()
+		if issued && s.opts.Now().Before(expiry) {
+			return nil
 		}
 	}
 	return errorf(codes.Unauthenticated, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")

@@ -1,0 +1,105 @@
+package provider
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// Some behaviours only show with the provider as a separate plugin process under the real terraform CLI: what
+// TF_LOG=TRACE writes (both processes' logs) and Ctrl-C. These tests build the provider binary once and run terraform
+// against it through dev_overrides, as a provider developer would.
+var (
+	pluginOnce sync.Once
+	pluginDir  string
+	pluginErr  error
+)
+
+func providerBinary(t *testing.T) string {
+	t.Helper()
+	pluginOnce.Do(func() {
+		pluginDir, pluginErr = os.MkdirTemp("", "dwsfallback-plugin-")
+		if pluginErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-dwsfallback"), "../..").CombinedOutput()
+		if err != nil {
+			pluginErr = &exec.ExitError{Stderr: out}
+		}
+	})
+	if pluginErr != nil {
+		t.Fatalf("building the provider: %v", pluginErr)
+	}
+	return pluginDir
+}
+
+// tfRun is a terraform working directory that uses the freshly built provider.
+type tfRun struct {
+	t   *testing.T
+	dir string
+	env []string
+}
+
+func newTFRun(t *testing.T, config string, env ...string) *tfRun {
+	t.Helper()
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "dev.tfrc")
+	overrides := `provider_installation {
+  dev_overrides { "registry.terraform.io/dwsfallback/dwsfallback" = "` + providerBinary(t) + `" }
+  direct {}
+}
+`
+	if err := os.WriteFile(rc, []byte(overrides), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config = "terraform {\n  required_providers {\n    dwsfallback = { source = \"dwsfallback/dwsfallback\" }\n  }\n}\n" + config
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"TF_CLI_CONFIG_FILE=" + rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1"}
+	return &tfRun{t: t, dir: dir, env: append(append(os.Environ(), base...), env...)}
+}
+
+func (r *tfRun) command(args ...string) *exec.Cmd {
+	cmd := exec.Command("terraform", append(args, "-no-color")...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	return cmd
+}
+
+// run runs terraform and returns its combined output and whether it succeeded.
+func (r *tfRun) run(args ...string) (string, bool) {
+	r.t.Helper()
+	var out bytes.Buffer
+	cmd := r.command(args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err == nil
+}
+
+func (r *tfRun) mustRun(args ...string) string {
+	r.t.Helper()
+	out, ok := r.run(args...)
+	if !ok {
+		r.t.Fatalf("terraform %s failed:\n%s", strings.Join(args, " "), out)
+	}
+	return out
+}
+
+// interruptible starts terraform in a process group of its own, so that interrupt reaches terraform and the
+// provider together, as Ctrl-C in a terminal does.
+func (r *tfRun) interruptible(out *bytes.Buffer, args ...string) *exec.Cmd {
+	cmd := r.command(args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	return cmd
+}
+
+func interrupt(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
