@@ -36,6 +36,9 @@ type Options struct {
 	// NoKueue stops after the Kubernetes control plane: no CRDs, no Kueue. A place to install Kueue's own chart,
 	// whose webhooks would otherwise shadow the running Kueue's.
 	NoKueue bool
+	// AuditLog makes the API server write one JSON line per request (metadata only: verb, URI, user agent) to
+	// Stack.AuditLogPath, so that benchmarks count requests where they arrive.
+	AuditLog bool
 }
 
 // Stack is a running control plane.
@@ -48,6 +51,8 @@ type Stack struct {
 	AdminToken, Kubeconfig string
 	// Timings records how long each phase took.
 	Timings []Timing
+	// AuditLogPath is the API server's audit log when Options.AuditLog is set.
+	AuditLogPath string
 
 	procs []*process
 }
@@ -145,7 +150,10 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	etcd, err := startProcess(o.Dir, "etcd", etcdBin, "--name=local", "--data-dir="+f("etcd"),
 		"--listen-client-urls=http://127.0.0.1:"+itoa(etcdPort), "--advertise-client-urls=http://127.0.0.1:"+itoa(etcdPort),
 		"--listen-peer-urls=http://127.0.0.1:"+itoa(peerPort), "--initial-advertise-peer-urls=http://127.0.0.1:"+itoa(peerPort),
-		"--initial-cluster=local=http://127.0.0.1:"+itoa(peerPort), "--unsafe-no-fsync", "--log-level=warn")
+		"--initial-cluster=local=http://127.0.0.1:"+itoa(peerPort), "--unsafe-no-fsync", "--log-level=warn",
+		// Progress notifications keep the API server's watch cache current while a resource sees no writes; without
+		// them a watch opened "from now" can wait for the cache and fail with "Too large resource version".
+		"--experimental-watch-progress-notify-interval=100ms")
 	if err != nil {
 		return nil, err
 	}
@@ -155,13 +163,22 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	}
 	mark("etcd")
 
-	api, err := startProcess(o.Dir, "kube-apiserver", filepath.Join(o.BinDir, "kube-apiserver"),
-		"--etcd-servers=http://127.0.0.1:"+itoa(etcdPort), "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-		"--secure-port="+itoa(apiPort), "--tls-cert-file="+f("apiserver.crt"), "--tls-private-key-file="+f("apiserver.key"),
-		"--client-ca-file="+f("ca.crt"), "--service-cluster-ip-range=10.0.0.0/24", "--token-auth-file="+f("tokens.csv"),
+	var audit []string
+	if o.AuditLog {
+		if err := os.WriteFile(f("audit-policy.yaml"), []byte(auditPolicy), 0o600); err != nil {
+			return nil, err
+		}
+		s.AuditLogPath = f("audit.log")
+		audit = []string{"--audit-policy-file=" + f("audit-policy.yaml"), "--audit-log-path=" + s.AuditLogPath,
+			"--audit-log-format=json", "--audit-log-mode=blocking", "--audit-log-maxsize=0"}
+	}
+	apiArgs := append([]string{"--etcd-servers=http://127.0.0.1:" + itoa(etcdPort), "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		"--secure-port=" + itoa(apiPort), "--tls-cert-file=" + f("apiserver.crt"), "--tls-private-key-file=" + f("apiserver.key"),
+		"--client-ca-file=" + f("ca.crt"), "--service-cluster-ip-range=10.0.0.0/24", "--token-auth-file=" + f("tokens.csv"),
 		"--authorization-mode=RBAC", "--service-account-issuer=https://kubernetes.default.svc",
-		"--service-account-key-file="+f("sa.pub"), "--service-account-signing-key-file="+f("sa.key"),
-		"--disable-admission-plugins=ServiceAccount", "--cert-dir="+f("apiserver-certs"))
+		"--service-account-key-file=" + f("sa.pub"), "--service-account-signing-key-file=" + f("sa.key"),
+		"--disable-admission-plugins=ServiceAccount", "--cert-dir=" + f("apiserver-certs")}, audit...)
+	api, err := startProcess(o.Dir, "kube-apiserver", filepath.Join(o.BinDir, "kube-apiserver"), apiArgs...)
 	if err != nil {
 		return nil, err
 	}
@@ -305,3 +322,11 @@ func (s *Stack) proc(name string) *process {
 	}
 	return nil
 }
+
+// auditPolicy logs every request once, when its response is complete, without bodies.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived", "ResponseStarted"]
+rules:
+- level: Metadata
+`

@@ -208,13 +208,12 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 }
 
 func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{
+	return append([]func() resource.Resource{
 		NewClusterResource,
 		NewTPUPoolPairResource,
-		NewKueueInstallResource,
 		NewKueueQueueResource,
 		NewRayJobResource,
-	}
+	}, helmResources...)
 }
 
 func (p *dwsProvider) DataSources(context.Context) []func() datasource.DataSource {

@@ -153,7 +153,13 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string) (jo
 		}
 		return reached(p), nil
 	}, func(ctx context.Context) (watch.Interface, error) {
-		return c.Kueue.KueueV1beta2().Workloads(ns).Watch(ctx, metav1.ListOptions{})
+		// Only this job's Workloads: a watch of the namespace would wake every waiting job on every other job's
+		// events, which costs a read per job per event (quadratic in the number of jobs applied together).
+		job, err := c.Ray.RayV1().RayJobs(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return c.Kueue.KueueV1beta2().Workloads(ns).Watch(ctx, metav1.ListOptions{LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.UID)})
 	}, func(ctx context.Context) (watch.Interface, error) {
 		return c.Ray.RayV1().RayJobs(ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
 	})

@@ -1,3 +1,5 @@
+//go:build !nohelm
+
 package provider
 
 import (

@@ -1,0 +1,258 @@
+// Command bench measures what the provider costs on the local stack: API requests per Terraform operation (counted by
+// the GKE emulator and by the kube-apiserver's audit log), plan and no-change apply wall time, provider start-up,
+// binary size, peak memory, state size and wait latency, for the tutorial stack plus N RayJobs. It writes
+// bench/results.md and bench/cost.png. `make bench` runs it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
+)
+
+const (
+	token     = "bench-google-token"
+	userAgent = "terraform-provider-dwsfallback/"
+)
+
+func main() {
+	ns := flag.String("n", "1,10,100", "numbers of RayJobs")
+	runs := flag.Int("runs", 5, "runs of each timed command (the median is reported)")
+	binary := flag.String("provider", ".local/bench/terraform-provider-dwsfallback", "stripped provider binary")
+	binDir := flag.String("stack-bin", ".local/bin", "kube-apiserver, kube-controller-manager and kueue")
+	out := flag.String("out", "bench", "where results.md and cost.png go")
+	startupOnly := flag.Bool("startup-only", false, "measure the provider's start-up only, and print it")
+	noHelm := flag.String("nohelm", "", "a provider binary built with -tags nohelm, to weigh what the Helm SDK costs")
+	flag.Parse()
+	log.SetFlags(log.Ltime)
+
+	var sizes []int
+	for _, s := range strings.FieldsFunc(*ns, func(r rune) bool { return r == ',' }) {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			log.Fatalf("-n: %v", err)
+		}
+		sizes = append(sizes, n)
+	}
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	b := &bench{binary: abs(*binary), runs: *runs, startupOnly: *startupOnly}
+	if *noHelm != "" {
+		b.noHelm = &variant{binary: abs(*noHelm)}
+	}
+	if err := b.run(abs(*binDir), sizes); err != nil {
+		log.Fatal(err)
+	}
+	if b.startupOnly {
+		return
+	}
+	if err := b.report(abs(*out)); err != nil {
+		log.Fatal(err)
+	}
+}
+
+type bench struct {
+	binary      string
+	runs        int
+	startupOnly bool
+	noHelm      *variant
+	emu         *gkeemu.Server
+	stack       *localstack.Stack
+	admin       *kube.Clients
+	audit       *auditCounter
+	env         []string
+
+	startup     []time.Duration
+	handshake   []time.Duration
+	schemaBytes int
+	binaryBytes int64
+	results     []result
+	latency     latency
+}
+
+// result is what one N cost.
+type result struct {
+	N                                     int
+	Create, Plan, PlanParallel, NoopApply time.Duration
+	Destroy                               time.Duration
+	CreateCalls, PlanCalls, NoopCalls     calls
+	DestroyCalls                          calls
+	StateBytes                            int64
+	ProviderRSS, TerraformRSS             int64
+	ManagedObjects                        int
+	PlanProviderCPU, PlanTerraformCPU     time.Duration
+}
+
+// calls are requests counted at the servers.
+type calls struct {
+	GKE       map[string]int
+	Kube      map[string]int
+	Discovery int
+}
+
+func (c calls) total() (gke, kube int) {
+	for _, n := range c.GKE {
+		gke += n
+	}
+	for _, n := range c.Kube {
+		kube += n
+	}
+	return
+}
+
+// variant is another build of the provider, measured for start-up and size only.
+type variant struct {
+	binary  string
+	bytes   int64
+	startup []time.Duration
+}
+
+func (v *variant) measure() error {
+	fi, err := os.Stat(v.binary)
+	if err != nil {
+		return err
+	}
+	v.bytes = fi.Size()
+	for i := 0; i < 20; i++ {
+		d, _, _, err := startup(v.binary)
+		if err != nil {
+			return err
+		}
+		v.startup = append(v.startup, d)
+	}
+	return nil
+}
+
+type latency struct {
+	Admitted, Completed []time.Duration
+}
+
+func (b *bench) run(binDir string, sizes []int) error {
+	fi, err := os.Stat(b.binary)
+	if err != nil {
+		return fmt.Errorf("the provider binary (make bench builds it): %w", err)
+	}
+	b.binaryBytes = fi.Size()
+	for i := 0; i < 20; i++ {
+		d, n, h, err := startup(b.binary)
+		if err != nil {
+			return fmt.Errorf("provider start-up: %w", err)
+		}
+		b.startup, b.schemaBytes, b.handshake = append(b.startup, d), n, append(b.handshake, h)
+	}
+	log.Printf("start-up: median %s over %d starts (handshake %s)", median(b.startup), len(b.startup), median(b.handshake))
+	if b.noHelm != nil {
+		if err := b.noHelm.measure(); err != nil {
+			return fmt.Errorf("the build without Helm: %w", err)
+		}
+		log.Printf("without Helm: start-up median %s, %d bytes", median(b.noHelm.startup), b.noHelm.bytes)
+	}
+	if b.startupOnly {
+		return nil
+	}
+
+	dir, err := os.MkdirTemp("", "dwsfallback-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	b.stack, err = localstack.Start(ctx, localstack.Options{Dir: filepath.Join(dir, "stack"), BinDir: binDir, Repo: ".",
+		Tokens: []string{token}, AuditLog: true})
+	if err != nil {
+		return err
+	}
+	defer b.stack.Stop()
+	b.emu = gkeemu.New(gkeemu.Options{OperationDelay: 200 * time.Millisecond, Tokens: []string{token}})
+	b.emu.SetClusterEndpoint(b.stack.Endpoint, b.stack.CABase64())
+	srv := httptest.NewServer(b.emu)
+	defer srv.Close()
+	b.admin, err = kube.New(kube.Target{Host: b.stack.Host, CAData: b.stack.CAPEM, BearerToken: b.stack.AdminToken})
+	if err != nil {
+		return err
+	}
+	b.audit = &auditCounter{path: b.stack.AuditLogPath, userAgent: userAgent}
+	b.env = []string{"DWSFALLBACK_CONTAINER_ENDPOINT=" + srv.URL, "GOOGLE_OAUTH_ACCESS_TOKEN=" + token,
+		"GOOGLE_PROJECT=bench", "GOOGLE_ZONE=us-east5-b", "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}
+
+	for _, n := range sizes {
+		r, err := b.measure(filepath.Join(dir, fmt.Sprintf("n%d", n)), n)
+		if err != nil {
+			return fmt.Errorf("N=%d: %w", n, err)
+		}
+		b.results = append(b.results, r)
+	}
+	return b.measureLatency(filepath.Join(dir, "latency"))
+}
+
+// measure applies the tutorial stack with n RayJobs, plans and applies it again without changes, and destroys it.
+func (b *bench) measure(dir string, n int) (result, error) {
+	r := result{N: n, ManagedObjects: 1 + 2 + 7 + 2*n} // cluster, 2 pools, 7 Kueue objects, a RayJob and its ConfigMap each
+	tf, err := newWorkdir(dir, b.binary, stackConfig(n), b.env)
+	if err != nil {
+		return r, err
+	}
+	log.Printf("N=%d: apply", n)
+	r.Create, r.CreateCalls, err = b.timed(func() error { return tf.run("apply", "-auto-approve") })
+	if err != nil {
+		return r, err
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "terraform.tfstate")); err == nil {
+		r.StateBytes = fi.Size()
+	}
+	var plans, wide, noops []time.Duration
+	for i := 0; i < b.runs; i++ {
+		d, c, err := b.timed(func() error { return tf.run("plan", "-detailed-exitcode") })
+		if err != nil {
+			return r, fmt.Errorf("plan is not empty or failed: %w", err)
+		}
+		plans, r.PlanCalls = append(plans, d), c
+		d, _, err = b.timed(func() error { return tf.run("plan", "-detailed-exitcode", "-parallelism=100") })
+		if err != nil {
+			return r, err
+		}
+		wide = append(wide, d)
+	}
+	r.Plan, r.PlanParallel = median(plans), median(wide)
+	peaks, cpu, err := usage([]string{"terraform", "terraform-provider-dwsfallback"}, func() error {
+		return tf.run("plan", "-detailed-exitcode")
+	})
+	if err != nil {
+		return r, err
+	}
+	r.TerraformRSS, r.ProviderRSS = peaks["terraform"], peaks["terraform-provider-dwsfallback"]
+	r.PlanProviderCPU, r.PlanTerraformCPU = cpu["terraform-provider-dwsfallback"], cpu["terraform"]
+	for i := 0; i < max(3, b.runs/2); i++ {
+		d, c, err := b.timed(func() error { return tf.run("apply", "-auto-approve") })
+		if err != nil {
+			return r, err
+		}
+		noops, r.NoopCalls = append(noops, d), c
+	}
+	r.NoopApply = median(noops)
+	log.Printf("N=%d: plan %s (parallelism 100: %s), no-change apply %s; destroy", n, r.Plan, r.PlanParallel, r.NoopApply)
+	r.Destroy, r.DestroyCalls, err = b.timed(func() error { return tf.run("destroy", "-auto-approve") })
+	return r, err
+}
+
+// timed runs fn and returns its wall time and the requests both servers saw from the provider meanwhile.
+func (b *bench) timed(fn func() error) (time.Duration, calls, error) {
+	b.emu.ResetCalls()
+	b.audit.mark()
+	start := time.Now()
+	err := fn()
+	d := time.Since(start)
+	k, disc := b.audit.counts()
+	return d, calls{GKE: b.emu.Calls(), Kube: k, Discovery: disc}, err
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// workdir is a terraform working directory that uses the bench's provider binary through dev_overrides.
+type workdir struct {
+	dir string
+	env []string
+}
+
+func newWorkdir(dir, binary, config string, env []string) (*workdir, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	rc := filepath.Join(dir, "dev.tfrc")
+	overrides := fmt.Sprintf("provider_installation {\n  dev_overrides { \"registry.terraform.io/dwsfallback/dwsfallback\" = %q }\n  direct {}\n}\n", filepath.Dir(binary))
+	if err := os.WriteFile(rc, []byte(overrides), 0o600); err != nil {
+		return nil, err
+	}
+	w := &workdir{dir: dir, env: append(append(os.Environ(), env...), "TF_CLI_CONFIG_FILE="+rc)}
+	return w, w.write(config)
+}
+
+func (w *workdir) write(config string) error {
+	return os.WriteFile(filepath.Join(w.dir, "main.tf"), []byte(config), 0o600)
+}
+
+func (w *workdir) run(args ...string) error {
+	_, err := w.output(nil, args...)
+	return err
+}
+
+func (w *workdir) output(extraEnv []string, args ...string) (string, error) {
+	cmd := exec.Command("terraform", append(args, "-no-color", "-input=false")...)
+	cmd.Dir, cmd.Env = w.dir, append(append([]string{}, w.env...), extraEnv...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("terraform %s: %v\n%s", strings.Join(args, " "), err, tail(out.String()))
+	}
+	return out.String(), nil
+}
+
+func tail(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > 30 {
+		lines = lines[len(lines)-30:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// stackConfig is the tutorial's setup (cluster, TPU pool pair, Kueue queue) and n RayJobs that wait for admission.
+func stackConfig(n int) string {
+	return baseConfig + jobsConfig("bench-job", n, "admitted")
+}
+
+const baseConfig = `
+terraform {
+  required_providers {
+    dwsfallback = { source = "dwsfallback/dwsfallback" }
+  }
+}
+
+resource "dwsfallback_cluster" "tpu" {
+  name                = "tpu-cluster"
+  deletion_protection = false
+}
+
+resource "dwsfallback_tpu_pool_pair" "tpu" {
+  cluster      = dwsfallback_cluster.tpu.id
+  machine_type = "ct6e-standard-4t"
+  tpu_topology = "4x4"
+  max_nodes    = 4
+  on_demand    = { name = "on-demand-pool" }
+  flex_start   = { name = "dws-pool" }
+}
+
+# The tutorial's queue, with quotas large enough for every job to be admitted on on-demand capacity.
+resource "dwsfallback_kueue_queue" "tpu" {
+  cluster = dwsfallback_cluster.tpu.id
+  name    = "dws-cluster-queue"
+  flavors = [
+    { name = "default-cpu", node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" },
+      quotas = { cpu = "1000", memory = "2000Gi", "google.com/tpu" = "0" } },
+    { name = "on-demand", node_labels = dwsfallback_tpu_pool_pair.tpu.on_demand.node_labels,
+      quotas = { cpu = "10000", memory = "20000Gi", "google.com/tpu" = "10000" } },
+    { name = "dws", node_labels = dwsfallback_tpu_pool_pair.tpu.flex_start.node_labels,
+      quotas = { cpu = "1000000000", memory = "1000000000Gi", "google.com/tpu" = "1000000000" },
+      provisioning = {} },
+  ]
+  local_queues = [{ namespace = "default", name = "dws-local-queue" }]
+}
+`
+
+// jobsConfig is n RayJobs named prefix-0.., each waiting for wait.
+func jobsConfig(prefix string, n int, wait string) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(`
+resource "dwsfallback_rayjob" %[1]q {
+  count      = %[2]d
+  cluster    = dwsfallback_cluster.tpu.id
+  name       = "%[1]s-${count.index}"
+  queue      = dwsfallback_kueue_queue.tpu.local_queues[0].name
+  elastic    = true
+  entrypoint = "python /app/train.py"
+  files      = { "train.py" = "print('training')\n" }
+  image      = "rayproject/ray:2.53.0-py311"
+  head       = { cpu = "2", memory = "4Gi" }
+  tpu_workers = {
+    accelerator    = dwsfallback_tpu_pool_pair.tpu.tpu_accelerator
+    topology       = dwsfallback_tpu_pool_pair.tpu.tpu_topology
+    chips_per_node = dwsfallback_tpu_pool_pair.tpu.chips_per_node
+    cpu = "8", memory = "16Gi"
+  }
+  wait_for = %[3]q
+}
+`, prefix, n, wait)
+}

@@ -1,0 +1,8 @@
+//go:build nohelm
+
+package provider
+
+import "github.com/hashicorp/terraform-plugin-framework/resource"
+
+// helmResources is empty in a build without the Helm SDK: Kueue is then installed some other way (helm, GitOps).
+var helmResources []func() resource.Resource
