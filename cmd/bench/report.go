@@ -33,7 +33,7 @@ func (b *bench) report(out string) error {
 		"only). Times are the median of %d runs.\n\n", b.runs)
 
 	w("## Time, memory and state\n\n")
-	w("| N | objects | create | `plan` | `plan -parallelism=100` | no-change `apply` | destroy | provider CPU per plan | provider peak RSS | terraform peak RSS | state | state per RayJob |\n")
+	w("| N | objects | create | `plan` | `plan -parallelism=100` | no-change `apply` | destroy | CPU per plan: provider / terraform | provider peak RSS | terraform peak RSS | state | state per RayJob |\n")
 	w("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range b.results {
 		perJob := "-"
@@ -41,7 +41,7 @@ func (b *bench) report(out string) error {
 			perJob = kb(float64(r.StateBytes-b.results[0].StateBytes) / float64(r.N-b.results[0].N))
 		}
 		w("| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.N, r.ManagedObjects, secs(r.Create), secs(r.Plan),
-			secs(r.PlanParallel), secs(r.NoopApply), secs(r.Destroy), ms(r.PlanProviderCPU), mib(r.ProviderRSS), mib(r.TerraformRSS),
+			secs(r.PlanParallel), secs(r.NoopApply), secs(r.Destroy), ms(r.PlanProviderCPU)+" / "+ms(r.PlanTerraformCPU), mib(r.ProviderRSS), mib(r.TerraformRSS),
 			kb(float64(r.StateBytes)), perJob)
 	}
 

@@ -33,7 +33,13 @@ func resourceParse(s string) (resource.Quantity, error) {
 
 // findWorkload returns Kueue's Workload for a job (linked by the kueue.x-k8s.io/job-uid label), or nil.
 func findWorkload(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*kueue.Workload, error) {
-	list, err := c.Kueue.KueueV1beta2().Workloads(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.UID)})
+	// ResourceVersion "0" lets the API server answer from its watch cache. A quorum list cannot use the index: the
+	// server reads every Workload of the namespace from etcd, decodes and filters them, once per job, which made a
+	// 100-job refresh cost 17 s of API server CPU (bench/results.md). A Workload status a few milliseconds old is
+	// fine for a refresh, and a wait is woken again by the next watch event.
+	list, err := c.Kueue.KueueV1beta2().Workloads(job.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.UID), ResourceVersion: "0",
+	})
 	if err != nil || len(list.Items) == 0 {
 		return nil, err
 	}
