@@ -13,7 +13,7 @@ import (
 )
 
 // One queue and 100 RayJobs applied and destroyed in one run on the local stack: every job admitted, none left
-// behind. The provider's client (QPS 50, burst 100, shared by every resource of a cluster) must not stall on its own
+// behind. The provider's client (QPS 100, burst 500, shared by every resource of a cluster) must not stall on its own
 // throttling; the timings are bench/results.md's, not asserted here.
 func TestAccLoad_hundredJobs(t *testing.T) {
 	requireStack(t)
