@@ -5,7 +5,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,17 +25,7 @@ import (
 // plane of its own (its webhooks would shadow the running Kueue's), then upgrades, drifts, imports and uninstalls it.
 // Nothing runs the Deployment there (no nodes), so readiness is not waited for here.
 func TestAccKueueInstall_chart(t *testing.T) {
-	bin := os.Getenv("DWSFALLBACK_STACK_BIN")
-	if bin == "" {
-		bin, _ = filepath.Abs("../../.local/bin")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), BinDir: bin, Repo: ".", NoKueue: true})
-	if err != nil {
-		t.Fatalf("second control plane: %v", err)
-	}
-	defer s.Stop()
+	s := startStack(t, true)
 	chartDir := filepath.Join(requireModuleDir(t, localstack.KueueModule), "charts/kueue")
 	admin, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
 	if err != nil {
@@ -159,15 +148,7 @@ func TestAccKueueInstall_readiness(t *testing.T) {
 	if err := waitKueueReady(ctx, adminClients(t), "kueue-system", "kueue"); err != nil {
 		t.Errorf("Kueue runs, but readiness says: %v", err)
 	}
-	bin := os.Getenv("DWSFALLBACK_STACK_BIN")
-	if bin == "" {
-		bin, _ = filepath.Abs("../../.local/bin")
-	}
-	s, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), BinDir: bin, Repo: ".", NoKueue: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
+	s := startStack(t, true)
 	bare, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
 	if err != nil {
 		t.Fatal(err)
