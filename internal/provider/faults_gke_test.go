@@ -182,3 +182,38 @@ func TestAccFaults_clusterGone(t *testing.T) {
 		},
 	})
 }
+
+// The same for the Kubernetes side: a queue on a cluster that GKE no longer has leaves state at refresh, no error.
+func TestAccFaults_clusterGoneQueue(t *testing.T) {
+	requireStack(t)
+	ref := createTestCluster(t, "acc-gone-queue")
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "clusterqueue", "gonequeue-cluster-queue", "--ignore-not-found", "--wait=false")
+		kubectl(t, "", "delete", "localqueue", "-n", "default", "gonequeue-user-queue", "--ignore-not-found")
+	})
+	cfg := fmt.Sprintf(`
+resource "dwsfallback_kueue_queue" "test" {
+  cluster      = %q
+  name         = "gonequeue-cluster-queue"
+  flavors      = [{ name = "gonequeue-cpu", quotas = { cpu = "4", memory = "8Gi" } }]
+  local_queues = [{ namespace = "default", name = "gonequeue-user-queue" }]
+}
+`, ref.Name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig:          func() { deleteTestCluster(t, ref) },
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check: func(s *terraform.State) error {
+					if _, ok := s.RootModule().Resources[queueAddr]; ok {
+						return fmt.Errorf("%s is still in state after its cluster was deleted", queueAddr)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

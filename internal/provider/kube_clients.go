@@ -16,6 +16,12 @@ import (
 // kubeFor returns the Kubernetes clients for a resource's cluster attributes: through GKE when cluster is set, else
 // through the provider's kubernetes block.
 func kubeFor(ctx context.Context, c clients, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
+	return connectKube(ctx, c, cluster, project, location, diags, nil)
+}
+
+// connectKube is kubeFor; when GKE no longer has the cluster and gone is not nil, it calls gone instead of reporting
+// an error.
+func connectKube(ctx context.Context, c clients, cluster, project, location types.String, diags *diag.Diagnostics, gone func(clusterRef)) (*kube.Clients, bool) {
 	var ref clusterRef
 	if !cluster.IsNull() {
 		var err error
@@ -29,6 +35,10 @@ func kubeFor(ctx context.Context, c clients, cluster, project, location types.St
 		return nil, false
 	}
 	k, err := c.Kube(ctx, ref)
+	if gone != nil && !cluster.IsNull() && gke.IsNotFound(err) {
+		gone(ref)
+		return nil, false
+	}
 	if err != nil {
 		diags.AddError("connecting to Kubernetes", err.Error())
 		return nil, false
@@ -53,15 +63,9 @@ func providerClients(data any, diags *diag.Diagnostics) clients {
 // kubeForRead is kubeFor for Read: when GKE no longer has the cluster, the objects went with it, so the resource
 // leaves state (and is planned again) instead of failing every plan.
 func kubeForRead(ctx context.Context, c clients, cluster, project, location types.String, resp *resource.ReadResponse) (*kube.Clients, bool) {
-	if !cluster.IsNull() && c != nil {
-		if ref, err := resolveCluster(cluster.ValueString(), project.ValueString(), location.ValueString(), c); err == nil {
-			if _, err := c.Kube(ctx, ref); gke.IsNotFound(err) {
-				resp.Diagnostics.AddWarning("Cluster not found",
-					fmt.Sprintf("GKE has no cluster %s any more; its Kubernetes objects went with it and will be planned again.", ref))
-				resp.State.RemoveResource(ctx)
-				return nil, false
-			}
-		}
-	}
-	return kubeFor(ctx, c, cluster, project, location, &resp.Diagnostics)
+	return connectKube(ctx, c, cluster, project, location, &resp.Diagnostics, func(ref clusterRef) {
+		resp.Diagnostics.AddWarning("Cluster not found",
+			fmt.Sprintf("GKE has no cluster %s any more; its Kubernetes objects went with it and will be planned again.", ref))
+		resp.State.RemoveResource(ctx)
+	})
 }
