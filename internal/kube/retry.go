@@ -25,6 +25,11 @@ func Transient(err error) bool {
 	if WebhookNotReady(err) {
 		return true
 	}
+	// A name that does not resolve is a wrong host, not a passing fault: retrying it for minutes hides the typo.
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns.IsTimeout || dns.IsTemporary
+	}
 	if apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) ||
 		apierrors.IsTimeout(err) {
 		return true
@@ -44,6 +49,9 @@ func Transient(err error) bool {
 
 // WebhookNotReady reports an admission webhook that could not be called.
 func WebhookNotReady(err error) bool {
+	if err == nil {
+		return false
+	}
 	s := err.Error()
 	return strings.Contains(s, "failed calling webhook") || strings.Contains(s, "no endpoints available for service") ||
 		strings.Contains(s, "connection refused") && strings.Contains(s, "webhook")
@@ -67,4 +75,14 @@ func Retry(ctx context.Context, call func() error) error {
 			wait *= 2
 		}
 	}
+}
+
+// WebhookDenied reports a write that an admission webhook (Kueue's, KubeRay's) refused: the object is invalid, which
+// no retry or permission changes. The API server sends such refusals as 403 or 400, so they must be told from RBAC.
+func WebhookDenied(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "admission webhook") && strings.Contains(s, "denied the request")
 }

@@ -29,6 +29,10 @@ func TestTransient(t *testing.T) {
 		{"not found", apierrors.NewNotFound(cq, "q"), false},
 		{"conflict", apierrors.NewConflict(cq, "q", errors.New("field manager")), false},
 		{"invalid", apierrors.NewBadRequest("bad"), false},
+		{"no such host", &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "typo.example", IsNotFound: true}}, false},
+		{"dns timeout", &net.OpError{Op: "dial", Err: &net.DNSError{Err: "i/o timeout", Name: "k8s", IsTimeout: true}}, true},
+		{"webhook denied", apierrors.NewForbidden(schema.GroupResource{Group: "ray.io", Resource: "rayjobs"}, "j",
+			errors.New(`admission webhook "vrayjob.kb.io" denied the request: spec.rayClusterSpec.enableInTreeAutoscaling: Invalid value`)), false},
 	}
 	for _, tc := range cases {
 		if got := Transient(tc.err); got != tc.want {
@@ -48,5 +52,19 @@ func TestRetryStopsOnLastingError(t *testing.T) {
 	})
 	if !apierrors.IsUnauthorized(err) || calls != 3 {
 		t.Fatalf("Retry = %v after %d calls; want Unauthorized after 3", err, calls)
+	}
+}
+
+func TestWebhookDenied(t *testing.T) {
+	denied := apierrors.NewForbidden(schema.GroupResource{Group: "ray.io", Resource: "rayjobs"}, "j",
+		errors.New(`admission webhook "vrayjob.kb.io" denied the request: invalid`))
+	rbac := apierrors.NewForbidden(schema.GroupResource{Group: "ray.io", Resource: "rayjobs"}, "j", errors.New(`User "x" cannot create resource`))
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{{nil, false}, {denied, true}, {rbac, false}} {
+		if got := WebhookDenied(tc.err); got != tc.want {
+			t.Errorf("WebhookDenied(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }
