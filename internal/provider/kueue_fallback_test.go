@@ -205,9 +205,19 @@ func TestAccKueueQueue_destroyWhileInUse(t *testing.T) {
 				},
 			},
 			{
+				// Refused before anything is deleted, naming the workload and its job.
 				Config:      cfg,
 				Destroy:     true,
-				ExpectError: messageRE("keeps it (finalizers [kueue.x-k8s.io/resource-in-use]) while workloads use it: 1 admitted"),
+				ExpectError: patternRE(`Nothing was deleted\. ClusterQueue inuse-cluster-queue on \S+ still holds quota for 1 workload\(s\): default/rayjob-inuse-rayjob-1-\w+ \(of RayJob default/inuse-rayjob-1\)`),
+			},
+			{
+				// Still all there: the LocalQueue is not half-deleted.
+				Config:   cfg,
+				PlanOnly: true,
+				Check: func(*terraform.State) error {
+					_, err := adminClients(t).Kueue.KueueV1beta2().LocalQueues("default").Get(context.Background(), "inuse-user-queue", metav1.GetOptions{})
+					return err
+				},
 			},
 			{
 				// The ClusterQueue is terminating now; with the job gone Kueue lets it go, and destroy finishes.

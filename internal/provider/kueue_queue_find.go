@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
@@ -34,20 +36,29 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 	for _, g := range cq.Spec.ResourceGroups {
 		for _, fq := range g.Flavors {
 			rf, err := api.ResourceFlavors().Get(ctx, string(fq.Name), metav1.GetOptions{})
-			if err == nil && rf.DeletionTimestamp == nil {
-				o.flavors[rf.Name] = rf
-			} else if !apierrors.IsNotFound(err) {
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
 				return nil, kubeError(c, "ResourceFlavor", string(fq.Name), err)
+			case rf.DeletionTimestamp != nil:
+				// Kept by Kueue's in-use finalizer: gone as far as the configuration goes, so the plan shows it.
+				o.terminating = append(o.terminating, "ResourceFlavor "+rf.Name)
+			default:
+				o.flavors[rf.Name] = rf
 			}
 		}
 	}
 	if s := cq.Spec.AdmissionChecksStrategy; s != nil {
 		for _, rule := range s.AdmissionChecks {
 			ac, err := api.AdmissionChecks().Get(ctx, string(rule.Name), metav1.GetOptions{})
-			if apierrors.IsNotFound(err) || err == nil && ac.DeletionTimestamp != nil {
+			switch {
+			case apierrors.IsNotFound(err):
 				continue
-			} else if err != nil {
+			case err != nil:
 				return nil, kubeError(c, "AdmissionCheck", string(rule.Name), err)
+			case ac.DeletionTimestamp != nil:
+				o.terminating = append(o.terminating, "AdmissionCheck "+ac.Name)
+				continue
 			}
 			o.checks[ac.Name] = ac
 			if p := ac.Spec.Parameters; p != nil && p.Kind == "ProvisioningRequestConfig" {
@@ -103,8 +114,15 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 	}
 	api := c.Kueue.KueueV1beta2()
 	opts := metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: m.ForceConflicts.ValueBool()}
-	if err := refuseTerminating(ctx, c, m); err != nil {
+	u, err := findUsers(ctx, c, m.Name.ValueString())
+	if err != nil {
 		return false, err
+	}
+	if err := refuseRedeclared(ctx, c, m, u); err != nil {
+		return false, err
+	}
+	if err := releaseTerminating(ctx, c, m, u); err != nil {
+		return true, err
 	}
 	for _, f := range m.Flavors {
 		if err := retry(func() error {
@@ -128,8 +146,12 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 			return wrote, kubeError(c, "AdmissionCheck", ch.p.AdmissionCheck.ValueString(), err)
 		}
 	}
+	cq, err := expandClusterQueue(m)
+	if err != nil {
+		return wrote, err
+	}
 	if err := retry(func() error {
-		_, err := api.ClusterQueues().Apply(ctx, expandClusterQueue(m), opts)
+		_, err := api.ClusterQueues().Apply(ctx, cq, opts)
 		return err
 	}); err != nil {
 		return wrote, kubeError(c, "ClusterQueue", m.Name.ValueString(), err)
@@ -247,6 +269,12 @@ func waitUntil(ctx context.Context, check func(context.Context) (bool, error), o
 
 // kubeError names the object and, for the common causes, the fix.
 func kubeError(c *kube.Clients, kind, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if kube.WebhookDenied(err) {
+		return fmt.Errorf("%s %s on %s was refused by an admission webhook, which found it invalid: %w", kind, name, c.Host, err)
+	}
 	if hint := credentialsHint(c, err); hint != nil {
 		return fmt.Errorf("%s %s: %w", kind, name, hint)
 	}
@@ -335,10 +363,9 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 				return err
 			}, 30*time.Second)
 		if errors.Is(err, errStillThere) {
-			if cq, gerr := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{}); gerr == nil {
-				return fmt.Errorf("ClusterQueue %s on %s is being deleted, but Kueue keeps it (finalizers %v) while workloads use it: %d admitted, "+
-					"%d reserving, %d pending. Delete those jobs (kubectl get workloads -A), then destroy again", name, c.Host,
-					cq.Finalizers, cq.Status.AdmittedWorkloads, cq.Status.ReservingWorkloads, cq.Status.PendingWorkloads)
+			// A job admitted between the destroy's check and the delete holds it now.
+			if hs, herr := findQuotaHolders(ctx, c, name); herr == nil && len(hs) > 0 {
+				return fmt.Errorf("ClusterQueue %s is being deleted, but Kueue keeps it while workloads use it: %w", name, holdersError(name, c.Host, hs))
 			}
 		}
 		if err != nil {
@@ -404,24 +431,65 @@ func deleteAndWait(ctx context.Context, del, get func(context.Context) error, pa
 	}
 }
 
-// refuseTerminating fails when a flavor or admission check of m is being deleted. Kueue keeps such an object (its
-// resource-in-use finalizer) for as long as a ClusterQueue refers to it, so it can be neither used nor made again:
-// applying over it would report success while the queue stays broken.
-func refuseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
+// releaseTerminating lets go of flavors and admission checks of m that are being deleted. Kueue keeps such an object
+// (its resource-in-use finalizer) for as long as a ClusterQueue refers to it, so it can be neither used nor made
+// again. The ClusterQueue is applied without it until it is gone, and the rest of the apply makes it again. A flavor
+// whose check goes is taken out with it, so that no job is admitted there without its provisioning check.
+func releaseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel, u users) error {
 	api := c.Kueue.KueueV1beta2()
-	stuck := func(kind, name string, ts *metav1.Time) error {
-		return fmt.Errorf("%s %s on %s is being deleted (since %s) while ClusterQueue %s refers to it, and Kueue keeps it until "+
-			"nothing does. Remove it from the ClusterQueue (or delete the ClusterQueue), let it go, then apply again",
-			kind, name, c.Host, ts.UTC().Format(time.RFC3339), m.Name.ValueString())
-	}
-	for _, f := range m.Flavors {
-		if rf, err := api.ResourceFlavors().Get(ctx, f.Name.ValueString(), metav1.GetOptions{}); err == nil && rf.DeletionTimestamp != nil {
-			return stuck("ResourceFlavor", rf.Name, rf.DeletionTimestamp)
-		}
-	}
+	goneChecks := map[string]bool{}
+	var waits []queueObjectNames
 	for _, ch := range m.checks() {
 		if ac, err := api.AdmissionChecks().Get(ctx, ch.p.AdmissionCheck.ValueString(), metav1.GetOptions{}); err == nil && ac.DeletionTimestamp != nil {
-			return stuck("AdmissionCheck", ac.Name, ac.DeletionTimestamp)
+			goneChecks[ac.Name] = true
+			waits = append(waits, queueObjectNames{Checks: []string{ac.Name}})
+		}
+	}
+	reduced := *m
+	reduced.Flavors = nil
+	for _, f := range m.Flavors {
+		if f.Provisioning != nil && goneChecks[f.Provisioning.AdmissionCheck.ValueString()] {
+			continue
+		}
+		if rf, err := api.ResourceFlavors().Get(ctx, f.Name.ValueString(), metav1.GetOptions{}); err == nil && rf.DeletionTimestamp != nil {
+			waits = append(waits, queueObjectNames{Flavors: []string{rf.Name}})
+			continue
+		}
+		reduced.Flavors = append(reduced.Flavors, f)
+	}
+	if len(waits) == 0 {
+		return nil
+	}
+	for _, w := range waits {
+		for _, k := range append(w.Flavors, w.Checks...) {
+			kind := "ResourceFlavor"
+			if len(w.Checks) > 0 {
+				kind = "AdmissionCheck"
+			}
+			if others := u.of(kind, k); len(others) > 0 {
+				return fmt.Errorf("%s %s on %s is being deleted, and Kueue keeps it while ClusterQueue %s uses it too. Take it out "+
+					"of those queues (or wait for them to be destroyed), then apply again", kind, k, c.Host, strings.Join(others, ", "))
+			}
+		}
+	}
+	live, err := api.ClusterQueues().Get(ctx, m.Name.ValueString(), metav1.GetOptions{})
+	if err == nil && live.DeletionTimestamp == nil && len(reduced.Flavors) > 0 {
+		cq, err := expandClusterQueue(&reduced)
+		if err != nil {
+			return err
+		}
+		tflog.Info(ctx, "taking objects that are being deleted out of the ClusterQueue until they are gone", map[string]any{"clusterQueue": m.Name.ValueString()})
+		if err := kube.Retry(ctx, func() error {
+			_, err := api.ClusterQueues().Apply(ctx, cq, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
+			return err
+		}); err != nil {
+			return kubeError(c, "ClusterQueue", m.Name.ValueString(), err)
+		}
+	}
+	for _, w := range waits {
+		// Deleting what is already being deleted changes nothing; this waits for it to go.
+		if err := deleteQueueObjects(ctx, c, w); err != nil {
+			return fmt.Errorf("%w (it is being deleted, and Kueue keeps it while a ClusterQueue refers to it)", err)
 		}
 	}
 	return nil
@@ -429,6 +497,9 @@ func refuseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 
 // credentialsHint explains a refused token, or returns nil for other errors.
 func credentialsHint(c *kube.Clients, err error) error {
+	if kube.WebhookDenied(err) {
+		return nil // a 403 from a webhook is about the object, not the identity
+	}
 	switch {
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("the API server %s refused the provider's credentials (401 Unauthorized): the token expired or "+
@@ -439,4 +510,46 @@ func credentialsHint(c *kube.Clients, err error) error {
 			"identity cluster-admin or the RBAC rules in the provider's docs: %w", c.Host, err)
 	}
 	return nil
+}
+
+// remainingObjects names which of o's flavors, checks, configs and local queues still exist ("Kind name").
+func remainingObjects(ctx context.Context, c *kube.Clients, o queueObjectNames) ([]string, error) {
+	api := c.Kueue.KueueV1beta2()
+	var left []string
+	probe := func(kind, name string, get func() error) error {
+		err := get()
+		if err == nil {
+			left = append(left, kind+" "+name)
+			return nil
+		}
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return kubeError(c, kind, name, err)
+	}
+	for _, n := range o.Flavors {
+		if err := probe("ResourceFlavor", n, func() error { _, err := api.ResourceFlavors().Get(ctx, n, metav1.GetOptions{}); return err }); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range o.Checks {
+		if err := probe("AdmissionCheck", n, func() error { _, err := api.AdmissionChecks().Get(ctx, n, metav1.GetOptions{}); return err }); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range o.Configs {
+		if err := probe("ProvisioningRequestConfig", n, func() error {
+			_, err := api.ProvisioningRequestConfigs().Get(ctx, n, metav1.GetOptions{})
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	}
+	for _, key := range o.LocalQueues {
+		ns, n, _ := strings.Cut(key, "/")
+		if err := probe("LocalQueue", key, func() error { _, err := api.LocalQueues(ns).Get(ctx, n, metav1.GetOptions{}); return err }); err != nil {
+			return nil, err
+		}
+	}
+	return left, nil
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -25,6 +26,8 @@ type kueueQueueModel struct {
 	NamespaceSelector types.Map         `tfsdk:"namespace_selector"`
 	QueueingStrategy  types.String      `tfsdk:"queueing_strategy"`
 	FlavorFungibility *fungibilityModel `tfsdk:"flavor_fungibility"`
+	Cohort            types.String      `tfsdk:"cohort"`
+	Preemption        *preemptionModel  `tfsdk:"preemption"`
 	Flavors           []flavorModel     `tfsdk:"flavors"`
 	LocalQueues       []localQueueModel `tfsdk:"local_queues"`
 	ForceConflicts    types.Bool        `tfsdk:"force_conflicts"`
@@ -40,11 +43,19 @@ type fungibilityModel struct {
 	WhenCanPreempt types.String `tfsdk:"when_can_preempt"`
 }
 
+type preemptionModel struct {
+	ReclaimWithinCohort types.String `tfsdk:"reclaim_within_cohort"`
+	BorrowWithinCohort  types.String `tfsdk:"borrow_within_cohort"`
+	WithinClusterQueue  types.String `tfsdk:"within_cluster_queue"`
+}
+
 type flavorModel struct {
-	Name         types.String       `tfsdk:"name"`
-	NodeLabels   types.Map          `tfsdk:"node_labels"`
-	Quotas       types.Map          `tfsdk:"quotas"`
-	Provisioning *provisioningModel `tfsdk:"provisioning"`
+	Name            types.String       `tfsdk:"name"`
+	NodeLabels      types.Map          `tfsdk:"node_labels"`
+	Quotas          types.Map          `tfsdk:"quotas"`
+	BorrowingLimits types.Map          `tfsdk:"borrowing_limits"`
+	LendingLimits   types.Map          `tfsdk:"lending_limits"`
+	Provisioning    *provisioningModel `tfsdk:"provisioning"`
 }
 
 type provisioningModel struct {
@@ -148,17 +159,36 @@ func expandResourceFlavor(f flavorModel) *kueueac.ResourceFlavorApplyConfigurati
 	return kueueac.ResourceFlavor(f.Name.ValueString()).WithSpec(spec)
 }
 
-func expandClusterQueue(m *kueueQueueModel) *kueueac.ClusterQueueApplyConfiguration {
+// expandClusterQueue builds the ClusterQueue; it fails, rather than panics, on a quantity that does not parse (plan-time
+// validation refuses those, so this guards against a value that only became known at apply).
+func expandClusterQueue(m *kueueQueueModel) (*kueueac.ClusterQueueApplyConfiguration, error) {
 	group := kueueac.ResourceGroup()
 	covered := resourceOrder(stringMap(m.Flavors[0].Quotas))
 	for _, r := range covered {
 		group.WithCoveredResources(corev1.ResourceName(r))
 	}
 	for _, f := range m.Flavors {
-		quotas := stringMap(f.Quotas)
+		quotas, borrow, lend := stringMap(f.Quotas), stringMap(f.BorrowingLimits), stringMap(f.LendingLimits)
 		fq := kueueac.FlavorQuotas().WithName(kueue.ResourceFlavorReference(f.Name.ValueString()))
 		for _, r := range covered {
-			fq.WithResources(kueueac.ResourceQuota().WithName(corev1.ResourceName(r)).WithNominalQuota(resource.MustParse(quotas[r])))
+			q, err := parseQuantity(f.Name.ValueString(), r, quotas[r])
+			if err != nil {
+				return nil, err
+			}
+			rq := kueueac.ResourceQuota().WithName(corev1.ResourceName(r)).WithNominalQuota(q)
+			if v, ok := borrow[r]; ok {
+				if q, err = parseQuantity(f.Name.ValueString(), r, v); err != nil {
+					return nil, err
+				}
+				rq.WithBorrowingLimit(q)
+			}
+			if v, ok := lend[r]; ok {
+				if q, err = parseQuantity(f.Name.ValueString(), r, v); err != nil {
+					return nil, err
+				}
+				rq.WithLendingLimit(q)
+			}
+			fq.WithResources(rq)
 		}
 		group.WithFlavors(fq)
 	}
@@ -175,6 +205,18 @@ func expandClusterQueue(m *kueueQueueModel) *kueueac.ClusterQueueApplyConfigurat
 			WithWhenCanBorrow(kueue.FlavorFungibilityPolicy(f.WhenCanBorrow.ValueString())).
 			WithWhenCanPreempt(kueue.FlavorFungibilityPolicy(f.WhenCanPreempt.ValueString())))
 	}
+	if c := m.Cohort.ValueString(); c != "" {
+		spec.WithCohortName(kueue.CohortReference(c))
+	}
+	if p := m.Preemption; p != nil {
+		pre := kueueac.ClusterQueuePreemption().
+			WithReclaimWithinCohort(kueue.PreemptionPolicy(p.ReclaimWithinCohort.ValueString())).
+			WithWithinClusterQueue(kueue.PreemptionPolicy(p.WithinClusterQueue.ValueString()))
+		if b := p.BorrowWithinCohort.ValueString(); b != "" && b != string(kueue.BorrowWithinCohortPolicyNever) {
+			pre.WithBorrowWithinCohort(kueueac.BorrowWithinCohort().WithPolicy(kueue.BorrowWithinCohortPolicy(b)))
+		}
+		spec.WithPreemption(pre)
+	}
 	if checks := m.checks(); len(checks) > 0 {
 		strategy := kueueac.AdmissionChecksStrategy()
 		for _, c := range checks {
@@ -186,7 +228,15 @@ func expandClusterQueue(m *kueueQueueModel) *kueueac.ClusterQueueApplyConfigurat
 	}
 	return kueueac.ClusterQueue(m.Name.ValueString()).
 		WithAnnotations(map[string]string{quotaSpellingAnnotation: m.quotaSpellings()}).
-		WithSpec(spec)
+		WithSpec(spec), nil
+}
+
+func parseQuantity(flavor, res, s string) (resource.Quantity, error) {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return q, fmt.Errorf("flavor %s: %s = %q is not a Kubernetes quantity (examples: 2, 500m, 4Gi)", flavor, res, s)
+	}
+	return q, nil
 }
 
 func expandAdmissionCheck(p *provisioningModel) *kueueac.AdmissionCheckApplyConfiguration {
@@ -257,6 +307,8 @@ type kueueObjects struct {
 	checks  map[string]*kueue.AdmissionCheck
 	configs map[string]*kueue.ProvisioningRequestConfig
 	queues  map[string]*kueue.LocalQueue // by namespace/name
+	// terminating names the objects the ClusterQueue refers to that are being deleted ("Kind name").
+	terminating []string
 }
 
 // flattenQueue sets m from the live objects. prior supplies quantity spellings and which local queues and node-label
@@ -278,6 +330,11 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 	if ff := spec.FlavorFungibility; ff != nil {
 		m.FlavorFungibility = &fungibilityModel{WhenCanBorrow: types.StringValue(string(ff.WhenCanBorrow)), WhenCanPreempt: types.StringValue(string(ff.WhenCanPreempt))}
 	}
+	m.Cohort = types.StringNull()
+	if spec.CohortName != "" {
+		m.Cohort = types.StringValue(string(spec.CohortName))
+	}
+	m.Preemption = flattenPreemption(spec.Preemption)
 	priorFlavors := map[string]flavorModel{}
 	for _, f := range prior.Flavors {
 		priorFlavors[f.Name.ValueString()] = f
@@ -296,13 +353,18 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 		for _, fq := range g.Flavors {
 			rf := o.flavors[string(fq.Name)]
 			if rf == nil {
-				continue // deleted out of band: the plan adds it back
+				// Deleted out of band (or held terminating by Kueue): the flavor keeps its place in the list, so the
+				// plan shows that one flavor being made again rather than every later flavor shifting up.
+				m.Flavors = append(m.Flavors, flavorModel{Name: types.StringValue(string(fq.Name)), NodeLabels: types.MapNull(types.StringType),
+					Quotas: types.MapNull(types.StringType), BorrowingLimits: types.MapNull(types.StringType), LendingLimits: types.MapNull(types.StringType)})
+				continue
 			}
 			was := priorFlavors[string(fq.Name)]
 			if was.Quotas.IsNull() || len(was.Quotas.Elements()) == 0 {
 				was.Quotas = mapValue(recorded[string(fq.Name)])
 			}
 			f := flavorModel{Name: types.StringValue(string(fq.Name)), Quotas: quantityMap(fq.Resources, was.Quotas), NodeLabels: mapValue(rf.Spec.NodeLabels)}
+			f.BorrowingLimits, f.LendingLimits = limitMaps(fq.Resources, was)
 			if f.NodeLabels.IsNull() && !was.NodeLabels.IsNull() && len(was.NodeLabels.Elements()) == 0 {
 				f.NodeLabels = was.NodeLabels
 			}
@@ -329,6 +391,49 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 	}
 	m.LocalQueues = lqs
 	setQueueStatus(m, o.cq)
+}
+
+// limitMaps reads a flavor's borrowing and lending limits back, keeping prior's spelling where the value is the same.
+func limitMaps(quotas []kueue.ResourceQuota, prior flavorModel) (types.Map, types.Map) {
+	var borrow, lend []kueue.ResourceQuota
+	for _, q := range quotas {
+		if q.BorrowingLimit != nil {
+			borrow = append(borrow, kueue.ResourceQuota{Name: q.Name, NominalQuota: *q.BorrowingLimit})
+		}
+		if q.LendingLimit != nil {
+			lend = append(lend, kueue.ResourceQuota{Name: q.Name, NominalQuota: *q.LendingLimit})
+		}
+	}
+	read := func(qs []kueue.ResourceQuota, was types.Map) types.Map {
+		if len(qs) == 0 {
+			if !was.IsNull() && len(was.Elements()) == 0 {
+				return was
+			}
+			return types.MapNull(types.StringType)
+		}
+		return quantityMap(qs, was)
+	}
+	return read(borrow, prior.BorrowingLimits), read(lend, prior.LendingLimits)
+}
+
+// flattenPreemption reads spec.preemption; the API server defaults every policy to Never.
+func flattenPreemption(p *kueue.ClusterQueuePreemption) *preemptionModel {
+	or := func(s, def string) types.String {
+		if s == "" {
+			s = def
+		}
+		return types.StringValue(s)
+	}
+	never := string(kueue.PreemptionPolicyNever)
+	if p == nil {
+		return &preemptionModel{ReclaimWithinCohort: or("", never), BorrowWithinCohort: or("", never), WithinClusterQueue: or("", never)}
+	}
+	borrow := ""
+	if p.BorrowWithinCohort != nil {
+		borrow = string(p.BorrowWithinCohort.Policy)
+	}
+	return &preemptionModel{ReclaimWithinCohort: or(string(p.ReclaimWithinCohort), never), BorrowWithinCohort: or(borrow, never),
+		WithinClusterQueue: or(string(p.WithinClusterQueue), never)}
 }
 
 // flattenProvisioning reads a flavor's admission check and its config; nil when the flavor has no check or either

@@ -26,6 +26,7 @@ import (
 var (
 	fungibilityTypes = map[string]attr.Type{"when_can_borrow": types.StringType, "when_can_preempt": types.StringType}
 	retryTypes       = map[string]attr.Type{"backoff_limit_count": types.Int64Type, "backoff_base_seconds": types.Int64Type, "backoff_max_seconds": types.Int64Type}
+	preemptionTypes  = map[string]attr.Type{"reclaim_within_cohort": types.StringType, "borrow_within_cohort": types.StringType, "within_cluster_queue": types.StringType}
 )
 
 func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -35,29 +36,11 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"them in order, the `kueue.x-k8s.io/provisioning-request` AdmissionCheck and its ProvisioningRequestConfig on the " +
 			"flavors that carry `provisioning`, and LocalQueues. One resource for the tutorial's `dws-tpu-queue.yaml`, applied with " +
 			"server-side apply (field manager `terraform-provider-dwsfallback`) through Kueue's typed v1beta2 client.",
-		Attributes: map[string]schema.Attribute{
+		Attributes: withClusterScope(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "`projects/P/locations/L/clusters/C/clusterQueues/NAME`, or `NAME` when the provider has a `kubernetes` block; the import id.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"cluster": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "The GKE cluster (name or id) whose Kubernetes API holds the queue. Required unless the provider has a `kubernetes` block.",
-				Validators:          []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-					resp.RequiresReplace = !sameCluster(req.StateValue.ValueString(), req.PlanValue.ValueString())
-				}, "Replaces the queue when the cluster is a different one.", "Replaces the queue when the cluster is a different one.")},
-			},
-			"project": schema.StringAttribute{
-				Optional: true, Computed: true,
-				MarkdownDescription: "Project of the cluster. Defaults to the cluster id's, then the provider's.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
-			},
-			"location": schema.StringAttribute{
-				Optional: true, Computed: true,
-				MarkdownDescription: "Location of the cluster. Defaults to the cluster id's, then the provider's.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 			},
 			"name": schema.StringAttribute{
 				Required: true, Validators: nameValidators,
@@ -85,6 +68,29 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"when_can_preempt": schema.StringAttribute{Required: true, Validators: []validator.String{stringvalidator.OneOf("MayStopSearch", "TryNextFlavor")}, MarkdownDescription: "`MayStopSearch` or `TryNextFlavor`."},
 				},
 			},
+			"cohort": schema.StringAttribute{
+				Optional: true, Validators: nameValidators,
+				MarkdownDescription: "Kueue cohort of the ClusterQueue (`spec.cohortName`): ClusterQueues of one cohort lend each other unused quota, " +
+					"within each flavor's `borrowing_limits` and `lending_limits`. Teams that share the DWS fallback usually share a cohort.",
+			},
+			"preemption": schema.SingleNestedAttribute{
+				Optional: true, Computed: true,
+				Default: objectdefault.StaticValue(types.ObjectValueMust(preemptionTypes, map[string]attr.Value{
+					"reclaim_within_cohort": types.StringValue("Never"), "borrow_within_cohort": types.StringValue("Never"), "within_cluster_queue": types.StringValue("Never"),
+				})),
+				MarkdownDescription: "Kueue's preemption policies (`spec.preemption`); all `Never` by default, as in Kueue.",
+				Attributes: map[string]schema.Attribute{
+					"reclaim_within_cohort": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("Never"),
+						Validators:          []validator.String{stringvalidator.OneOf("Never", "LowerPriority", "Any")},
+						MarkdownDescription: "Whether a workload may preempt borrowers in the cohort to reclaim this queue's nominal quota: `Never`, `LowerPriority` or `Any`."},
+					"borrow_within_cohort": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("Never"),
+						Validators:          []validator.String{stringvalidator.OneOf("Never", "LowerPriority")},
+						MarkdownDescription: "Whether a borrowing workload may preempt lower-priority workloads of other queues in the cohort: `Never` or `LowerPriority`."},
+					"within_cluster_queue": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("Never"),
+						Validators:          []validator.String{stringvalidator.OneOf("Never", "LowerPriority", "LowerOrNewerEqualPriority")},
+						MarkdownDescription: "Whether a workload may preempt others of this queue: `Never`, `LowerPriority` or `LowerOrNewerEqualPriority`."},
+				},
+			},
 			"flavors": schema.ListNestedAttribute{
 				Required:            true,
 				Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
@@ -98,6 +104,14 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"quotas": schema.MapAttribute{
 						Required: true, ElementType: types.StringType, Validators: []validator.Map{validators.Quantities()},
 						MarkdownDescription: "Nominal quota per resource, as Kubernetes quantities: `{ cpu = \"40\", memory = \"75Gi\", \"google.com/tpu\" = \"16\" }`. Compared by value: the API server's canonical form (`1G` for `1000000000`) is not a change.",
+					},
+					"borrowing_limits": schema.MapAttribute{
+						Optional: true, ElementType: types.StringType, Validators: []validator.Map{validators.Quantities()},
+						MarkdownDescription: "Most this queue may borrow from its cohort per resource, beyond `quotas` (no key: no limit). Only with `cohort`.",
+					},
+					"lending_limits": schema.MapAttribute{
+						Optional: true, ElementType: types.StringType, Validators: []validator.Map{validators.Quantities()},
+						MarkdownDescription: "Most of this queue's unused quota its cohort may borrow, per resource (no key: all of it). Only with `cohort`.",
 					},
 					"provisioning": schema.SingleNestedAttribute{
 						Optional:            true,
@@ -146,6 +160,6 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"pending_workloads":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Workloads waiting in the ClusterQueue, at the last refresh."},
 			"admitted_workloads": schema.Int64Attribute{Computed: true, MarkdownDescription: "Workloads admitted by the ClusterQueue, at the last refresh."},
 			"timeouts":           timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
-		},
+		}, false, "queue"),
 	}
 }

@@ -129,10 +129,12 @@ func readProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobPro
 }
 
 // waitJob waits, woken by watch events on the job's Workloads and the job, until it reaches waitFor. Each new phase
-// is logged, so `TF_LOG=info terraform apply` shows why it waits.
-func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string) (jobProgress, error) {
+// is logged, and the phase again every progressEvery, so `TF_LOG=info terraform apply` shows why it waits. It fails
+// early when Kueue says the job cannot be admitted as things stand, and when placed (if placed is not nil) says the
+// job was admitted where it can never run.
+func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, placed func(context.Context, jobProgress) error) (jobProgress, error) {
 	var last jobProgress
-	lastPhase := ""
+	lastPhase, lastLog := "", time.Time{}
 	reached := func(p jobProgress) bool {
 		switch waitFor {
 		case "admitted":
@@ -144,15 +146,29 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string) (jo
 		}
 		return true
 	}
+	checkedPlacement := false
 	err := waitUntil(ctx, func(ctx context.Context) (bool, error) {
 		p, err := readProgress(ctx, c, ns, name)
+		if kueueMissing(err) {
+			return false, fmt.Errorf("the cluster %s does not serve Kueue's Workload API, so nothing will ever admit the job: install Kueue "+
+				"(dwsfallback_kueue_install), or drop queue and wait_for = \"none\": %w", c.Host, err)
+		}
 		if err != nil {
 			return false, err
 		}
 		last = p
-		if ph := p.phase(); ph != lastPhase {
-			lastPhase = ph
+		if ph := p.phase(); ph != lastPhase || time.Since(lastLog) >= progressEvery {
+			lastPhase, lastLog = ph, time.Now()
 			tflog.Info(ctx, fmt.Sprintf("RayJob %s/%s: %s", ns, name, ph))
+		}
+		if why := inadmissible(p.wl, time.Now()); why != "" && waitFor != "none" {
+			return false, fmt.Errorf("Kueue cannot admit the job as things stand: %s", why)
+		}
+		if p.admitted() && placed != nil && !checkedPlacement {
+			if err := placed(ctx, p); err != nil {
+				return false, err
+			}
+			checkedPlacement = true
 		}
 		if p.job.Status.JobDeploymentStatus == rayv1.JobDeploymentStatusFailed && waitFor != "none" && waitFor != "admitted" {
 			return false, fmt.Errorf("the job failed: %s %s", p.job.Status.Reason, p.job.Status.Message)
@@ -173,6 +189,40 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string) (jo
 		return last, fmt.Errorf("RayJob %s/%s did not get to %q: %w; last: %s", ns, name, waitFor, err, last.phase())
 	}
 	return last, err
+}
+
+const (
+	// progressEvery is how often a wait says where the job stands even when nothing changed.
+	progressEvery = 30 * time.Second
+	// inadmissibleGrace lets a LocalQueue or quota created in the same apply arrive before a wait gives up.
+	inadmissibleGrace = 20 * time.Second
+)
+
+// inadmissible returns Kueue's reason when the Workload cannot be admitted as things stand (its LocalQueue or
+// ClusterQueue missing or inactive, or no flavor that could ever fit it: a request above every flavor's maximum
+// capacity, node labels or taints no flavor matches, a resource the queue does not cover), or "" while waiting can
+// still help (quota in use by others).
+func inadmissible(wl *kueue.Workload, now time.Time) string {
+	if wl == nil || wl.Status.Admission != nil {
+		return ""
+	}
+	for _, c := range wl.Status.Conditions {
+		if c.Type != kueue.WorkloadQuotaReserved || c.Status != metav1.ConditionFalse || now.Sub(c.LastTransitionTime.Time) < inadmissibleGrace {
+			continue
+		}
+		switch {
+		case c.Reason == kueue.WorkloadInadmissible:
+			return c.Message
+		case strings.HasPrefix(c.Message, "couldn't assign flavors") && !strings.Contains(c.Message, "insufficient unused quota"):
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// kueueMissing reports the error of a cluster that has no Kueue API at all.
+func kueueMissing(err error) bool {
+	return apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource")
 }
 
 // flattenJobStatus sets the computed attributes from the job and its Workload.

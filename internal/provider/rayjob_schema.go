@@ -2,9 +2,12 @@ package provider
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -35,14 +38,9 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"as the tutorial's `rayjob-tpu-v6e-dws.yaml` and `kubectl create configmap` make them, with TPU tolerations and node " +
 			"selectors derived from the slice. Reports where Kueue placed it (`admitted_flavor`: the on-demand or the DWS flavor). " +
 			"A run is immutable: changing anything that shapes it submits a new run (replacement).",
-		Attributes: map[string]schema.Attribute{
+		Attributes: withClusterScope(map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 				MarkdownDescription: "`projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME`, or `NS/NAME` with a provider `kubernetes` block; the import id."},
-			"cluster": schema.StringAttribute{Optional: true, PlanModifiers: replace,
-				Validators:          []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })},
-				MarkdownDescription: "The GKE cluster (name or id). Required unless the provider has a `kubernetes` block."},
-			"project":    schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}, MarkdownDescription: "Project of the cluster."},
-			"location":   schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}, MarkdownDescription: "Location of the cluster."},
 			"namespace":  schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("default"), PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel()}, MarkdownDescription: "Namespace of the job (default `default`)."},
 			"name":       schema.StringAttribute{Required: true, PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel(), stringvalidator.LengthAtMost(47)}, MarkdownDescription: "Name of the RayJob (KubeRay derives longer names from it, hence at most 47 characters)."},
 			"queue":      schema.StringAttribute{Optional: true, PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel()}, MarkdownDescription: "LocalQueue to submit to (the `kueue.x-k8s.io/queue-name` label). Without it Kueue does not manage the job."},
@@ -56,7 +54,8 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"runtime_env": schema.SingleNestedAttribute{Optional: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				MarkdownDescription: "Ray runtime environment (the RayJob's `runtimeEnvYAML`).",
 				Attributes: map[string]schema.Attribute{
-					"pip": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "pip requirements, e.g. `[\"jax[tpu]==0.8.2\"]`."},
+					"pip": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: []validator.List{listvalidator.ValueStringsAre(validators.Func("pip requirement", oneLine))},
+						MarkdownDescription: "pip requirements, e.g. `[\"jax[tpu]==0.8.2\"]`."},
 				}},
 			"image": schema.StringAttribute{Required: true, PlanModifiers: replace, MarkdownDescription: "Ray image of the head and workers, e.g. `rayproject/ray:2.53.0-py311`."},
 			"head": schema.SingleNestedAttribute{Required: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
@@ -85,7 +84,10 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"labels":                      schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: []validator.Map{validators.Labels()}, PlanModifiers: replaceMap, MarkdownDescription: "Extra labels of the RayJob."},
 			"annotations":                 schema.MapAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: replaceMap, MarkdownDescription: "Extra annotations of the RayJob."},
 			"shutdown_after_job_finishes": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true), PlanModifiers: replaceBool, MarkdownDescription: "Delete the Ray cluster when the job ends (default true), freeing the TPUs."},
-			"enable_in_tree_autoscaling":  schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true), PlanModifiers: replaceBool, MarkdownDescription: "Ray's autoscaler (default true, as in the tutorial)."},
+			"enable_in_tree_autoscaling": schema.BoolAttribute{Optional: true, Computed: true,
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown(), boolplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Ray's autoscaler. Defaults to true (the tutorial's) for elastic jobs and jobs without a queue, and to false for " +
+					"other queued jobs: Kueue refuses autoscaling on a job it manages unless the job is elastic (workload slices)."},
 			"wait_for": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("admitted"),
 				Validators:          []validator.String{stringvalidator.OneOf("none", "admitted", "running", "complete")},
 				MarkdownDescription: "What create waits for: `none`, `admitted` (by Kueue, the default), `running` or `complete`. A job not there within the create timeout fails with Kueue's or KubeRay's own message and stays in state."},
@@ -103,7 +105,7 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"end_time":              computed("When the job ended (RFC 3339)."),
 			"message":               computed("Kueue's or KubeRay's latest message about the job."),
 			"timeouts":              timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
-		},
+		}, false, "job"),
 	}
 }
 
@@ -112,4 +114,11 @@ func quantityValidator() validator.String {
 		_, err := resourceParse(s)
 		return err
 	})
+}
+
+func oneLine(s string) error {
+	if strings.ContainsAny(s, "\r\n") || strings.TrimSpace(s) == "" {
+		return fmt.Errorf("%q must be one non-empty line, as in a requirements file", s)
+	}
+	return nil
 }

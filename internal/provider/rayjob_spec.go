@@ -5,10 +5,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 )
@@ -42,25 +44,32 @@ func numOfHosts(topology string, chipsPerNode int64) (int32, error) {
 	return int32(chips / chipsPerNode), nil
 }
 
-// runtimeEnvYAML renders runtime_env as the YAML RayJob's runtimeEnvYAML carries.
-func runtimeEnvYAML(pip []string) string {
+// runtimeEnvYAML renders runtime_env as the YAML RayJob's runtimeEnvYAML carries, laid out as the tutorial writes it.
+// Each entry is a YAML scalar of its own, quoted where it must be: a pip line with " #" or ": " in it would otherwise
+// mean something else to Ray.
+func runtimeEnvYAML(pip []string) (string, error) {
 	if len(pip) == 0 {
-		return ""
+		return "", nil
 	}
 	var b strings.Builder
 	b.WriteString("pip:\n")
 	for _, p := range pip {
-		fmt.Fprintf(&b, "  - %s\n", p)
+		v, err := yaml.Marshal(p)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "  - %s\n", strings.TrimSuffix(string(v), "\n"))
 	}
-	return b.String()
+	return b.String(), nil
 }
 
-func quantity(s string) resource.Quantity {
+// quantity parses a quantity that plan-time validation already accepted; what attr names it in the error otherwise.
+func quantity(what, s string) (resource.Quantity, error) {
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
-		return resource.Quantity{}
+		return q, fmt.Errorf("%s: %q is not a Kubernetes quantity (examples: 2, 500m, 4Gi)", what, s)
 	}
-	return q
+	return q, nil
 }
 
 // envVars is env as container variables, by name, so the spec is stable.
@@ -104,14 +113,29 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 	}
 	env := envVars(stringMap(m.Env))
 	image := m.Image.ValueString()
-	headRes := corev1.ResourceList{corev1.ResourceCPU: quantity(m.Head.CPU.ValueString()), corev1.ResourceMemory: quantity(m.Head.Memory.ValueString())}
+	var qerr error
+	q := func(what string, v types.String) resource.Quantity {
+		out, err := quantity(what, v.ValueString())
+		if err != nil && qerr == nil {
+			qerr = err
+		}
+		return out
+	}
+	headRes := corev1.ResourceList{corev1.ResourceCPU: q("head.cpu", m.Head.CPU), corev1.ResourceMemory: q("head.memory", m.Head.Memory)}
 	workerRes := corev1.ResourceList{
-		corev1.ResourceCPU: quantity(w.CPU.ValueString()), corev1.ResourceMemory: quantity(w.Memory.ValueString()),
+		corev1.ResourceCPU: q("tpu_workers.cpu", w.CPU), corev1.ResourceMemory: q("tpu_workers.memory", w.Memory),
 		tpuResource: *resource.NewQuantity(w.ChipsPerNode.ValueInt64(), resource.DecimalSI),
+	}
+	if qerr != nil {
+		return nil, qerr
 	}
 	var pip []string
 	if m.RuntimeEnv != nil {
 		pip = stringList(m.RuntimeEnv.Pip)
+	}
+	runtimeEnv, err := runtimeEnvYAML(pip)
+	if err != nil {
+		return nil, err
 	}
 	autoscaling := m.EnableInTreeAutoscaling.ValueBool()
 	replicas, minR, maxR := int32(w.Replicas.ValueInt64()), int32(w.MinReplicas.ValueInt64()), int32(w.MaxReplicas.ValueInt64())
@@ -128,7 +152,7 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 		Spec: rayv1.RayJobSpec{
 			ShutdownAfterJobFinishes: m.ShutdownAfterJobFinishes.ValueBool(),
 			Entrypoint:               m.Entrypoint.ValueString(),
-			RuntimeEnvYAML:           runtimeEnvYAML(pip),
+			RuntimeEnvYAML:           runtimeEnv,
 			RayClusterSpec: &rayv1.RayClusterSpec{
 				EnableInTreeAutoscaling: &autoscaling,
 				HeadGroupSpec: rayv1.HeadGroupSpec{

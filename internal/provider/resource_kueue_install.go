@@ -80,11 +80,8 @@ func (r *kueueInstallResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"--namespace kueue-system --create-namespace --set controllerManager.featureGates[0].name=ElasticJobsViaWorkloadSlices ...` " +
 			"does, through the Helm SDK: a real Helm release that `helm list` shows. Destroy uninstalls it; the chart's CRDs go " +
 			"with it, and with them every Kueue object (queues, workloads) on the cluster.",
-		Attributes: map[string]schema.Attribute{
+		Attributes: withClusterScope(map[string]schema.Attribute{
 			"id":            schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}, MarkdownDescription: "`projects/P/locations/L/clusters/C/helmReleases/NAMESPACE/NAME`, or `NAMESPACE/NAME` with a provider `kubernetes` block."},
-			"cluster":       schema.StringAttribute{Optional: true, PlanModifiers: replace, Validators: []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })}, MarkdownDescription: "The GKE cluster (name or id); omit with a provider `kubernetes` block."},
-			"project":       schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}, MarkdownDescription: "Project of the cluster."},
-			"location":      schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}, MarkdownDescription: "Location of the cluster."},
 			"release_name":  schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("kueue"), PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel()}, MarkdownDescription: "Helm release name (default `kueue`)."},
 			"namespace":     schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("kueue-system"), PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel()}, MarkdownDescription: "Namespace, created if missing (default `kueue-system`)."},
 			"chart":         schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(defaultKueueChart), MarkdownDescription: "The chart: an `oci://` reference (default Kueue's) or a local chart folder or `.tgz` (e.g. the `charts/kueue` folder of a Kueue source tree)."},
@@ -99,7 +96,7 @@ func (r *kueueInstallResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"revision":    schema.Int64Attribute{Computed: true, MarkdownDescription: "The release's revision."},
 			"app_version": schema.StringAttribute{Computed: true, MarkdownDescription: "Kueue's version in the chart."},
 			"timeouts":    timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
-		},
+		}, false, "Kueue install (whose destroy removes Kueue's CRDs, queues and workloads)"),
 	}
 }
 
@@ -222,15 +219,12 @@ func (r *kueueInstallResource) ImportState(ctx context.Context, req resource.Imp
 		Values: types.StringNull(), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull(),
 		FeatureGates: types.MapNull(types.BoolType)}
 	id := req.ID
-	rest := id
-	if i := strings.Index(id, "/helmReleases/"); i >= 0 {
-		ref, err := parseCluster(id[:i])
-		if err != nil || ref.Project == "" {
-			resp.Diagnostics.AddError("importing Kueue install", fmt.Sprintf("id %q must be projects/P/locations/L/clusters/C/helmReleases/NAMESPACE/NAME, or NAMESPACE/NAME with a provider kubernetes block", id))
-			return
-		}
-		st.Cluster, st.Project, st.Location = types.StringValue(ref.Name), types.StringValue(ref.Project), types.StringValue(ref.Location)
-		rest = id[i+len("/helmReleases/"):]
+	var rest string
+	var err error
+	st.Cluster, st.Project, st.Location, rest, err = scopedImport(id, "/helmReleases/", "NAMESPACE/NAME", r.clients)
+	if err != nil {
+		resp.Diagnostics.AddError("importing Kueue install", err.Error())
+		return
 	}
 	ns, name, ok := strings.Cut(rest, "/")
 	if !ok {
@@ -245,30 +239,24 @@ func (r *kueueInstallResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	var m kueueInstallModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || m.Cluster.IsUnknown() || m.Namespace.IsUnknown() || m.ReleaseName.IsUnknown() {
+	var ns, name, values types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("namespace"), &ns)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("release_name"), &name)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("values"), &values)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	suffix := m.Namespace.ValueString() + "/" + m.ReleaseName.ValueString()
-	if m.Cluster.IsNull() {
-		if !r.clients.HasKubernetesBlock() {
-			resp.Diagnostics.AddAttributeError(path.Root("cluster"), "No cluster", "Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
-			return
-		}
-		m.ID, m.Project, m.Location = types.StringValue(suffix), types.StringNull(), types.StringNull()
-	} else {
-		ref, err := resolveCluster(m.Cluster.ValueString(), knownString(m.Project), knownString(m.Location), r.clients)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
-			return
-		}
-		m.ID, m.Project, m.Location = types.StringValue(ref.String()+"/helmReleases/"+suffix), types.StringValue(ref.Project), types.StringValue(ref.Location)
+	suffix, kubeID := "", ""
+	if !ns.IsUnknown() && !name.IsUnknown() {
+		kubeID = ns.ValueString() + "/" + name.ValueString()
+		suffix = "helmReleases/" + kubeID
 	}
-	if _, err := releaseValues(&m); err != nil && !m.Values.IsUnknown() {
-		resp.Diagnostics.AddAttributeError(path.Root("values"), "Unreadable values", err.Error())
+	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
+	if !values.IsUnknown() {
+		if _, err := releaseValues(&kueueInstallModel{Values: values, FeatureGates: types.MapNull(types.BoolType)}); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("values"), "Unreadable values", err.Error())
+		}
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
 }
 
 func (r *kueueInstallResource) connect(ctx context.Context, m *kueueInstallModel, diags *diag.Diagnostics) (*kube.Clients, *helm.Client, bool) {

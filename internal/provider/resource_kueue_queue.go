@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
@@ -90,9 +90,29 @@ func (r *kueueQueueResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	if o.cq == nil {
-		resp.Diagnostics.AddWarning("ClusterQueue not found", fmt.Sprintf("ClusterQueue %s no longer exists on %s; it will be created again with its flavors, checks and local queues.", st.Name.ValueString(), c.Host))
-		resp.State.RemoveResource(ctx)
+		applied := st.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics))
+		left, err := remainingObjects(ctx, c, applied)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("reading Kueue queue (%s)", st.Name.ValueString()), err.Error())
+			return
+		}
+		if len(left) == 0 {
+			resp.Diagnostics.AddWarning("ClusterQueue not found", fmt.Sprintf("ClusterQueue %s no longer exists on %s; it will be created again with its flavors, checks and local queues.", st.Name.ValueString(), c.Host))
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		// Half a queue (an interrupted destroy, or a ClusterQueue deleted by hand): the resource stays, so that a
+		// destroy still removes what is left and an apply makes the ClusterQueue again.
+		resp.Diagnostics.AddWarning("ClusterQueue not found", fmt.Sprintf("ClusterQueue %s no longer exists on %s, but %s still do; "+
+			"an apply makes the ClusterQueue again, a destroy removes the rest.", st.Name.ValueString(), c.Host, strings.Join(left, ", ")))
+		st.Flavors, st.LocalQueues = nil, nil
+		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 		return
+	}
+	for _, t := range o.terminating {
+		resp.Diagnostics.AddWarning("Kueue object being deleted", fmt.Sprintf("%s on %s is being deleted, and Kueue keeps it (its "+
+			"resource-in-use finalizer) while ClusterQueue %s refers to it. The plan shows it as missing; an apply takes it out of the "+
+			"ClusterQueue until it is gone, then makes it again.", t, c.Host, st.Name.ValueString()))
 	}
 	prior := st
 	if len(discover) > 0 {
@@ -126,14 +146,45 @@ func (r *kueueQueueResource) Update(ctx context.Context, req resource.UpdateRequ
 		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
 		return
 	}
-	// What the configuration no longer names goes, after the ClusterQueue stopped referring to it.
-	if err := deleteQueueObjects(ctx, c, removedObjects(before, &plan)); err != nil {
+	// What the configuration no longer names goes, after the ClusterQueue stopped referring to it, unless another
+	// ClusterQueue uses it.
+	u, err := findUsers(ctx, c, plan.Name.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
+		return
+	}
+	removed, _ := withoutShared(removedObjects(before, &plan), u)
+	if err := deleteQueueObjects(ctx, c, removed); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s): removing objects no longer configured", plan.Name.ValueString()), err.Error())
 		return
 	}
 	recordObjects(ctx, resp.Private, plan.objectNames(), &resp.Diagnostics)
 	r.settle(ctx, c, &plan, &resp.Diagnostics)
+	// The plan promised the last refresh's counters (keepQueueStatus); the next refresh brings new ones.
+	plan.PendingWorkloads, plan.AdmittedWorkloads = prior.PendingWorkloads, prior.AdmittedWorkloads
+	if prior.Active.ValueBool() && plan.Active.ValueBool() {
+		plan.ActiveMessage = prior.ActiveMessage
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// keepQueueStatus plans an update with the status of the last refresh: the counters as they were, and an Active
+// queue as Active (an update waits until it is again), so that a quota change does not show four attributes as
+// known after apply.
+func keepQueueStatus(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	for _, a := range []string{"pending_workloads", "admitted_workloads"} {
+		var v types.Int64
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(a), &v)...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(a), v)...)
+	}
+	var active types.Bool
+	var msg types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("active"), &active)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("active_message"), &msg)...)
+	if active.ValueBool() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("active"), active)...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("active_message"), msg)...)
+	}
 }
 
 func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -150,116 +201,80 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if !ok {
 		return
 	}
-	if err := deleteQueueObjects(ctx, c, st.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics))); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", st.Name.ValueString()), err.Error())
+	name := st.Name.ValueString()
+	// Everything is checked before anything is deleted: a destroy that cannot finish must not leave half a queue.
+	holders, err := waitQuotaReleased(ctx, c, name)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), err.Error())
+		return
+	}
+	if len(holders) > 0 {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), "Nothing was deleted. "+holdersError(name, c.Host, holders).Error())
+		return
+	}
+	u, err := findUsers(ctx, c, name)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), err.Error())
+		return
+	}
+	objs, kept := withoutShared(st.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics)), u)
+	for _, k := range kept {
+		tflog.Info(ctx, "keeping an object another ClusterQueue uses: "+k)
+	}
+	if err := deleteQueueObjects(ctx, c, objs); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), err.Error())
 	}
 }
 
 func (r *kueueQueueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	st := kueueQueueModel{Timeouts: timeoutsNull(), ForceConflicts: types.BoolValue(true), NamespaceSelector: types.MapNull(types.StringType)}
-	if i := strings.Index(req.ID, "/clusterQueues/"); i >= 0 {
-		ref, err := parseCluster(req.ID[:i])
-		if err != nil || ref.Project == "" {
-			resp.Diagnostics.AddError("importing Kueue queue", fmt.Sprintf("id %q must be projects/PROJECT/locations/LOCATION/clusters/CLUSTER/clusterQueues/NAME, or NAME with a provider kubernetes block", req.ID))
-			return
-		}
-		st.Name = types.StringValue(req.ID[i+len("/clusterQueues/"):])
-		st.Cluster, st.Project, st.Location = types.StringValue(ref.Name), types.StringValue(ref.Project), types.StringValue(ref.Location)
-	} else {
-		if r.clients != nil && !r.clients.HasKubernetesBlock() {
-			resp.Diagnostics.AddError("importing Kueue queue", fmt.Sprintf("id %q names no cluster: use projects/PROJECT/locations/LOCATION/clusters/CLUSTER/clusterQueues/NAME, or give the provider a kubernetes block", req.ID))
-			return
-		}
-		st.Name = types.StringValue(req.ID)
-		st.Cluster, st.Project, st.Location = types.StringNull(), types.StringNull(), types.StringNull()
+	st := kueueQueueModel{Timeouts: timeoutsNull(), ForceConflicts: types.BoolValue(true), NamespaceSelector: types.MapNull(types.StringType), Cohort: types.StringNull()}
+	var name string
+	var err error
+	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/clusterQueues/", "NAME", r.clients)
+	if err != nil {
+		resp.Diagnostics.AddError("importing Kueue queue", err.Error())
+		return
 	}
-	st.ID = types.StringValue(req.ID)
+	st.ID, st.Name = types.StringValue(req.ID), types.StringValue(name)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDiscover, []byte(`true`))...)
 }
 
 func (r *kueueQueueResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m kueueQueueModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	seen := map[string]bool{}
-	var want []string
-	checks := map[string]*provisioningModel{}
-	for i, f := range m.Flavors {
-		p := path.Root("flavors").AtListIndex(i)
-		if n := f.Name.ValueString(); !f.Name.IsUnknown() {
-			if seen[n] {
-				resp.Diagnostics.AddAttributeError(p.AtName("name"), "Duplicate flavor", fmt.Sprintf("Flavor %q is listed twice; each flavor appears once, in fallback order.", n))
-			}
-			seen[n] = true
-		}
-		if !f.Quotas.IsUnknown() && !f.Quotas.IsNull() {
-			var got []string
-			for k := range f.Quotas.Elements() {
-				got = append(got, k)
-			}
-			sort.Strings(got)
-			if want == nil {
-				want = got
-			} else if strings.Join(got, ",") != strings.Join(want, ",") {
-				resp.Diagnostics.AddAttributeError(p.AtName("quotas"), "Flavors quota different resources",
-					fmt.Sprintf("Every flavor of a ClusterQueue must quota the same resources (Kueue's covered resources): the first flavor quotas [%s], flavor %q quotas [%s]. Give each the same keys, with 0 where it has none.",
-						strings.Join(want, ", "), f.Name.ValueString(), strings.Join(got, ", ")))
-			}
-		}
-		if pr := f.Provisioning; pr != nil && !pr.AdmissionCheck.IsUnknown() {
-			if other, ok := checks[pr.AdmissionCheck.ValueString()]; ok && (!other.Config.Equal(pr.Config) || !other.Class.Equal(pr.Class)) {
-				resp.Diagnostics.AddAttributeError(p.AtName("provisioning"), "One admission check, two configurations",
-					fmt.Sprintf("Admission check %q is used with different config or class on two flavors; give the second its own admission_check name.", pr.AdmissionCheck.ValueString()))
-			}
-			checks[pr.AdmissionCheck.ValueString()] = pr
-		}
-	}
-	queues := map[string]bool{}
-	for i, lq := range m.LocalQueues {
-		k := lq.Namespace.ValueString() + "/" + lq.Name.ValueString()
-		if queues[k] && !lq.Name.IsUnknown() && !lq.Namespace.IsUnknown() {
-			resp.Diagnostics.AddAttributeError(path.Root("local_queues").AtListIndex(i), "Duplicate local queue", fmt.Sprintf("Local queue %s is listed twice.", k))
-		}
-		queues[k] = true
+	u, diags := knownConfig(ctx, req.Config, &m)
+	resp.Diagnostics.Append(diags...)
+	if !resp.Diagnostics.HasError() {
+		validateQueue(&m, u, &resp.Diagnostics)
 	}
 }
 
-// ModifyPlan resolves the cluster and the id at plan time and refuses a queue that names no cluster when the provider
-// has no kubernetes block.
+// ModifyPlan resolves the cluster and the id at plan time, checks again what became known since validation, and keeps
+// the status of the last refresh in the plan of an update (a change of quotas is no reason to show every counter as
+// known after apply).
 func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	var cluster, project, location, name types.String
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("cluster"), &cluster)...)
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("project"), &project)...)
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("location"), &location)...)
+	var name types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
-	if resp.Diagnostics.HasError() || cluster.IsUnknown() || name.IsUnknown() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	if cluster.IsNull() {
-		if !r.clients.HasKubernetesBlock() {
-			resp.Diagnostics.AddAttributeError(path.Root("cluster"), "No cluster",
-				"Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
-			return
-		}
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), name)...)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("project"), types.StringNull())...)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("location"), types.StringNull())...)
-		return
+	suffix, kubeID := "", ""
+	if !name.IsUnknown() {
+		suffix, kubeID = "clusterQueues/"+name.ValueString(), name.ValueString()
 	}
-	ref, err := resolveCluster(cluster.ValueString(), knownString(project), knownString(location), r.clients)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
-		return
+	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
+	if !req.State.Raw.IsNull() {
+		keepQueueStatus(ctx, req, resp)
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("project"), ref.Project)...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("location"), ref.Location)...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), ref.String()+"/clusterQueues/"+name.ValueString())...)
+	var m kueueQueueModel
+	u, diags := knownPlan(ctx, req.Plan, &m)
+	resp.Diagnostics.Append(diags...)
+	if !resp.Diagnostics.HasError() {
+		validateQueue(&m, u, &resp.Diagnostics)
+	}
 }
 
 // kube returns the clients of the queue's cluster.

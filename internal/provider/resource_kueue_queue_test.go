@@ -169,20 +169,57 @@ func TestAccKueueQueue_drift(t *testing.T) {
 			update(plancheck.ResourceActionUpdate, func() error { // the LocalQueue deleted
 				return api().LocalQueues("default").Delete(ctx, "drift-user-queue", metav1.DeleteOptions{})
 			}),
-			update(plancheck.ResourceActionCreate, func() error { // the ClusterQueue itself deleted
+			// The ClusterQueue itself deleted: its flavors and check are still there, so the resource stays and an
+			// update makes the ClusterQueue again (a destroy would remove the rest).
+			update(plancheck.ResourceActionUpdate, func() error {
 				return api().ClusterQueues().Delete(ctx, "drift-cluster-queue", metav1.DeleteOptions{})
 			}),
 			{
-				// The AdmissionCheck deleted while the ClusterQueue uses it: Kueue keeps it terminating. The plan shows
-				// it, and the apply says why it cannot be made again instead of reporting a success.
+				// The AdmissionCheck deleted while the ClusterQueue uses it: Kueue keeps it terminating. The plan (which
+				// once crashed here) shows it missing, and the apply takes it and its flavor out of the ClusterQueue until
+				// it is gone, then makes both again.
 				PreConfig: func() {
 					if err := api().AdmissionChecks().Delete(ctx, "drift-dws-prov", metav1.DeleteOptions{}); err != nil {
 						t.Fatal(err)
 					}
 				},
-				Config:      cfg,
-				ExpectError: messageRE("AdmissionCheck drift-dws-prov on"),
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(queueAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					ac, err := api().AdmissionChecks().Get(ctx, "drift-dws-prov", metav1.GetOptions{})
+					if err != nil || ac.DeletionTimestamp != nil {
+						return fmt.Errorf("AdmissionCheck after the apply: %v (deleting since %v), want a new one", err, ac.GetDeletionTimestamp())
+					}
+					cq, err := api().ClusterQueues().Get(ctx, "drift-cluster-queue", metav1.GetOptions{})
+					if err != nil || cq.Spec.AdmissionChecksStrategy == nil || len(cq.Spec.AdmissionChecksStrategy.AdmissionChecks) != 1 ||
+						len(cq.Spec.ResourceGroups[0].Flavors) != 3 {
+						return fmt.Errorf("ClusterQueue after the apply: %v %+v, want its three flavors and the check back", err, cq.Spec)
+					}
+					return nil
+				},
 			},
+			{
+				// The same for a flavor.
+				PreConfig: func() {
+					if err := api().ResourceFlavors().Delete(ctx, "drift-on-demand", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(queueAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					rf, err := api().ResourceFlavors().Get(ctx, "drift-on-demand", metav1.GetOptions{})
+					if err != nil || rf.DeletionTimestamp != nil {
+						return fmt.Errorf("ResourceFlavor after the apply: %v, want a new one", err)
+					}
+					return nil
+				},
+			},
+			{Config: cfg, PlanOnly: true},
 		},
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -21,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
@@ -73,6 +76,10 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 	job.Annotations = withSpecHash(job)
 	setUnknownStatus(&plan)
 	if cm := expandFilesConfigMap(&plan); cm != nil {
+		if err := refuseSharedFilesChange(ctx, c, cm, job.Name); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
+			return
+		}
 		if err := kube.Retry(ctx, func() error { return applyConfigMap(ctx, c, cm) }); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
 			return
@@ -86,7 +93,15 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 	})
 	if err != nil {
 		if !apierrors.IsAlreadyExists(err) {
+			// Refused outright (a webhook, RBAC, a missing CRD): no job exists, so none goes into state, and the
+			// files' ConfigMap goes too unless another job mounts it.
 			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name), rayJobError(c, err).Error())
+			resp.State.RemoveResource(ctx)
+			if cm := expandFilesConfigMap(&plan); cm != nil {
+				if derr := deleteFilesConfigMap(ctx, c, job.Namespace, cm.Name, job.Name); derr != nil {
+					resp.Diagnostics.AddWarning("ConfigMap of RayJob files left behind", derr.Error())
+				}
+			}
 			return
 		}
 		// Left by an interrupted apply? Adopt it only if it is this very job.
@@ -98,7 +113,9 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 		tflog.Info(ctx, "adopting the RayJob an earlier apply submitted", map[string]any{"rayjob": job.Namespace + "/" + job.Name})
 	}
-	p, err := waitJob(ctx, c, job.Namespace, job.Name, plan.WaitFor.ValueString())
+	p, err := waitJob(ctx, c, job.Namespace, job.Name, plan.WaitFor.ValueString(), func(ctx context.Context, p jobProgress) error {
+		return r.checkPlacement(ctx, c, &plan, p)
+	})
 	if p.job != nil {
 		flattenJobStatus(&plan, p)
 	}
@@ -200,17 +217,76 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
 		return
 	}
-	if len(st.Files.Elements()) > 0 || !st.FilesConfigMap.IsNull() {
-		cms := c.Core.ConfigMaps(ns)
-		cm := st.FilesConfigMap.ValueString()
-		if cm == "" {
-			return
-		}
-		if err := deleteAndWait(ctx, func(ctx context.Context) error { return cms.Delete(ctx, cm, metav1.DeleteOptions{}) },
-			func(ctx context.Context) error { _, err := cms.Get(ctx, cm, metav1.GetOptions{}); return err }, time.Minute); err != nil {
+	if cm := st.FilesConfigMap.ValueString(); cm != "" && (len(st.Files.Elements()) > 0 || !st.FilesConfigMap.IsNull()) {
+		if err := deleteFilesConfigMap(ctx, c, ns, cm, name); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("deleting ConfigMap (%s/%s) of RayJob files", ns, cm), err.Error())
 		}
 	}
+}
+
+// deleteFilesConfigMap deletes a job's files unless another RayJob mounts them: the tutorial's two jobs share one
+// ConfigMap, and destroying one must not take the other's script away.
+func deleteFilesConfigMap(ctx context.Context, c *kube.Clients, ns, cm, job string) error {
+	others, err := configMapUsers(ctx, c, ns, cm, job)
+	if err != nil {
+		return err
+	}
+	if len(others) > 0 {
+		tflog.Info(ctx, "keeping the files' ConfigMap, which other RayJobs mount", map[string]any{"configMap": ns + "/" + cm, "rayJobs": others})
+		return nil
+	}
+	cms := c.Core.ConfigMaps(ns)
+	return deleteAndWait(ctx, func(ctx context.Context) error { return cms.Delete(ctx, cm, metav1.DeleteOptions{}) },
+		func(ctx context.Context) error { _, err := cms.Get(ctx, cm, metav1.GetOptions{}); return err }, time.Minute)
+}
+
+// refuseSharedFilesChange fails when the files' ConfigMap exists with other files and other RayJobs mount it:
+// writing ours would change their script under them.
+func refuseSharedFilesChange(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap, job string) error {
+	live, err := c.Core.ConfigMaps(cm.Namespace).Get(ctx, cm.Name, metav1.GetOptions{})
+	if err != nil || sameData(live.Data, cm.Data) {
+		return nil // absent, or unreadable (the write reports that)
+	}
+	others, err := configMapUsers(ctx, c, cm.Namespace, cm.Name, job)
+	if err != nil || len(others) == 0 {
+		return err
+	}
+	return fmt.Errorf("ConfigMap %s/%s holds other files, and RayJob %s mounts it; writing this job's files would change theirs. "+
+		"Give this job its own files_config_map, or the same files", cm.Namespace, cm.Name, strings.Join(others, ", "))
+}
+
+// configMapUsers names the RayJobs of ns, other than except and those being deleted, that mount ConfigMap cm.
+func configMapUsers(ctx context.Context, c *kube.Clients, ns, cm, except string) ([]string, error) {
+	list, err := c.Ray.RayV1().RayJobs(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, rayJobError(c, err)
+	}
+	var out []string
+	for i := range list.Items {
+		j := &list.Items[i]
+		if j.Name == except || j.DeletionTimestamp != nil || j.Spec.RayClusterSpec == nil {
+			continue
+		}
+		specs := []corev1.PodSpec{j.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec}
+		for _, g := range j.Spec.RayClusterSpec.WorkerGroupSpecs {
+			specs = append(specs, g.Template.Spec)
+		}
+		if mountsConfigMap(specs, cm) {
+			out = append(out, j.Name)
+		}
+	}
+	return out, nil
+}
+
+func mountsConfigMap(specs []corev1.PodSpec, cm string) bool {
+	for _, s := range specs {
+		for _, v := range s.Volumes {
+			if v.ConfigMap != nil && v.ConfigMap.Name == cm {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (r *rayJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -219,22 +295,23 @@ func (r *rayJobResource) ImportState(ctx context.Context, req resource.ImportSta
 		Annotations: types.MapNull(types.StringType), AdmissionChecks: types.MapNull(types.StringType),
 		FilesMountPath: types.StringValue(defaultFilesMountPath), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull()}
 	id := req.ID
-	if i := strings.Index(id, "/namespaces/"); i >= 0 {
-		ref, err := parseCluster(id[:i])
-		rest := strings.Split(id[i+len("/namespaces/"):], "/")
-		if err != nil || ref.Project == "" || len(rest) != 3 || rest[1] != "rayJobs" {
-			resp.Diagnostics.AddError("importing RayJob", fmt.Sprintf("id %q must be projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME, or NS/NAME with a provider kubernetes block", id))
-			return
-		}
-		st.Cluster, st.Project, st.Location = types.StringValue(ref.Name), types.StringValue(ref.Project), types.StringValue(ref.Location)
-		st.Namespace, st.Name = types.StringValue(rest[0]), types.StringValue(rest[2])
-	} else {
-		ns, name, ok := strings.Cut(id, "/")
-		if !ok || (r.clients != nil && !r.clients.HasKubernetesBlock()) {
-			resp.Diagnostics.AddError("importing RayJob", fmt.Sprintf("id %q must be projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME, or NS/NAME with a provider kubernetes block", id))
-			return
-		}
-		st.Namespace, st.Name = types.StringValue(ns), types.StringValue(name)
+	form := "projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME, or NS/NAME with a provider kubernetes block"
+	var rest string
+	var err error
+	st.Cluster, st.Project, st.Location, rest, err = scopedImport(id, "/namespaces/", "NS/rayJobs/NAME", r.clients)
+	if err != nil {
+		resp.Diagnostics.AddError("importing RayJob", err.Error())
+		return
+	}
+	parts := strings.Split(rest, "/")
+	switch {
+	case !st.Cluster.IsNull() && len(parts) == 3 && parts[1] == "rayJobs":
+		st.Namespace, st.Name = types.StringValue(parts[0]), types.StringValue(parts[2])
+	case st.Cluster.IsNull() && len(parts) == 2:
+		st.Namespace, st.Name = types.StringValue(parts[0]), types.StringValue(parts[1])
+	default:
+		resp.Diagnostics.AddError("importing RayJob", fmt.Sprintf("id %q must be %s", id, form))
+		return
 	}
 	st.ID = types.StringValue(id)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -243,76 +320,87 @@ func (r *rayJobResource) ImportState(ctx context.Context, req resource.ImportSta
 
 func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m rayJobModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || m.TPUWorkers == nil {
-		return
-	}
-	w := m.TPUWorkers
-	p := path.Root("tpu_workers")
-	if !w.Topology.IsUnknown() && !w.ChipsPerNode.IsUnknown() && !w.Topology.IsNull() {
-		if _, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64()); err != nil {
-			resp.Diagnostics.AddAttributeError(p.AtName("topology"), "Topology does not fit the nodes",
-				fmt.Sprintf("%v. Use the pool pair's chips_per_node and tpu_topology, which always fit.", err))
-		} else if msg := checkAccelerator(w.Accelerator, w.ChipsPerNode, w.Topology); msg != "" {
-			resp.Diagnostics.AddAttributeError(p.AtName("accelerator"), "No TPU nodes fit these workers", msg)
-		}
-	}
-	known := func(v types.Int64) bool { return !v.IsNull() && !v.IsUnknown() }
-	if known(w.MinReplicas) && known(w.MaxReplicas) && w.MinReplicas.ValueInt64() > w.MaxReplicas.ValueInt64() {
-		resp.Diagnostics.AddAttributeError(p.AtName("min_replicas"), "min_replicas above max_replicas",
-			fmt.Sprintf("min_replicas (%d) must not exceed max_replicas (%d).", w.MinReplicas.ValueInt64(), w.MaxReplicas.ValueInt64()))
-	}
-	if known(w.Replicas) && known(w.MaxReplicas) && w.Replicas.ValueInt64() > w.MaxReplicas.ValueInt64() {
-		resp.Diagnostics.AddAttributeError(p.AtName("replicas"), "replicas above max_replicas",
-			fmt.Sprintf("replicas (%d) must lie between min_replicas and max_replicas (%d).", w.Replicas.ValueInt64(), w.MaxReplicas.ValueInt64()))
-	}
-	for k := range m.Files.Elements() {
-		if strings.ContainsAny(k, "/\\") || k == "" || k == "." || k == ".." {
-			resp.Diagnostics.AddAttributeError(path.Root("files").AtMapKey(k), "Invalid file name",
-				fmt.Sprintf("%q cannot be a ConfigMap key: use a plain file name such as train.py (letters, digits, '-', '_', '.').", k))
-		}
+	_, diags := knownConfig(ctx, req.Config, &m)
+	resp.Diagnostics.Append(diags...)
+	if !resp.Diagnostics.HasError() {
+		validateRayJob(&m, &resp.Diagnostics)
 	}
 }
 
-// ModifyPlan resolves the cluster and the id, names the files' ConfigMap, and works out the hosts per slice, at plan time.
+// validateRayJob checks, on the values known so far (unknown ones read as null), what would make the job refused or
+// never placed.
+func validateRayJob(m *rayJobModel, diags *diag.Diagnostics) {
+	known := func(v interface{ IsNull() bool }) bool { return !v.IsNull() }
+	if !m.Queue.IsNull() && known(m.Elastic) && !m.Elastic.ValueBool() && known(m.EnableInTreeAutoscaling) && m.EnableInTreeAutoscaling.ValueBool() {
+		diags.AddAttributeError(path.Root("enable_in_tree_autoscaling"), "Kueue refuses autoscaling on this job",
+			"Kueue's webhook refuses a job it manages that uses Ray's autoscaler unless the job is elastic (\"a kueue managed job should only "+
+				"use autoscaling when workload slicing is enabled\"). Set elastic = true (with Kueue's ElasticJobsViaWorkloadSlices gate, as in the "+
+				"tutorial), or enable_in_tree_autoscaling = false.")
+	}
+	for k := range m.Files.Elements() {
+		if strings.ContainsAny(k, "/\\") || k == "" || k == "." || k == ".." {
+			diags.AddAttributeError(path.Root("files").AtMapKey(k), "Invalid file name",
+				fmt.Sprintf("%q cannot be a ConfigMap key: use a plain file name such as train.py (letters, digits, '-', '_', '.').", k))
+		}
+	}
+	w := m.TPUWorkers
+	if w == nil {
+		return
+	}
+	p := path.Root("tpu_workers")
+	if known(w.Topology) && known(w.ChipsPerNode) {
+		if _, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64()); err != nil {
+			diags.AddAttributeError(p.AtName("topology"), "Topology does not fit the nodes",
+				fmt.Sprintf("%v. Use the pool pair's chips_per_node and tpu_topology, which always fit.", err))
+		} else if msg := checkAccelerator(w.Accelerator, w.ChipsPerNode, w.Topology); msg != "" {
+			diags.AddAttributeError(p.AtName("accelerator"), "No TPU nodes fit these workers", msg)
+		}
+	}
+	if known(w.MinReplicas) && known(w.MaxReplicas) && w.MinReplicas.ValueInt64() > w.MaxReplicas.ValueInt64() {
+		diags.AddAttributeError(p.AtName("min_replicas"), "min_replicas above max_replicas",
+			fmt.Sprintf("min_replicas (%d) must not exceed max_replicas (%d).", w.MinReplicas.ValueInt64(), w.MaxReplicas.ValueInt64()))
+	}
+	if known(w.Replicas) && known(w.MaxReplicas) && w.Replicas.ValueInt64() > w.MaxReplicas.ValueInt64() {
+		diags.AddAttributeError(p.AtName("replicas"), "replicas above max_replicas",
+			fmt.Sprintf("replicas (%d) must lie between min_replicas and max_replicas (%d).", w.Replicas.ValueInt64(), w.MaxReplicas.ValueInt64()))
+	}
+}
+
+// ModifyPlan resolves the cluster and the id, names the files' ConfigMap, works out the hosts per slice and the
+// autoscaling default, at plan time, and checks again what became known since validation. It sets single attributes,
+// so that values still unknown stay unknown.
 func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	var plan rayJobModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var m rayJobModel
+	u, diags := knownPlan(ctx, req.Plan, &m)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if w := plan.TPUWorkers; w != nil && !w.Topology.IsUnknown() && !w.ChipsPerNode.IsUnknown() {
+	suffix, kubeID := "", ""
+	if !u.at("name") && !u.at("namespace") {
+		suffix = "namespaces/" + m.Namespace.ValueString() + "/rayJobs/" + m.Name.ValueString()
+		kubeID = m.Namespace.ValueString() + "/" + m.Name.ValueString()
+	}
+	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
+	set := func(name string, v attr.Value) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), v)...)
+	}
+	if w := m.TPUWorkers; w != nil && !w.Topology.IsNull() && !w.ChipsPerNode.IsNull() {
 		if n, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64()); err == nil {
-			plan.NumOfHosts = types.Int64Value(int64(n))
+			set("num_of_hosts", types.Int64Value(int64(n)))
 		}
 	}
-	if plan.FilesConfigMap.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.FilesConfigMap = types.StringValue(plan.Name.ValueString() + "-files")
+	if u.at("files_config_map") && !u.at("name") {
+		set("files_config_map", types.StringValue(m.Name.ValueString()+"-files"))
 	}
-	if !plan.Cluster.IsUnknown() && !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
-		suffix := "namespaces/" + plan.Namespace.ValueString() + "/rayJobs/" + plan.Name.ValueString()
-		if plan.Cluster.IsNull() {
-			if !r.clients.HasKubernetesBlock() {
-				resp.Diagnostics.AddAttributeError(path.Root("cluster"), "No cluster",
-					"Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
-				return
-			}
-			plan.ID = types.StringValue(plan.Namespace.ValueString() + "/" + plan.Name.ValueString())
-			plan.Project, plan.Location = types.StringNull(), types.StringNull()
-		} else {
-			ref, err := resolveCluster(plan.Cluster.ValueString(), knownString(plan.Project), knownString(plan.Location), r.clients)
-			if err != nil {
-				resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
-				return
-			}
-			plan.Project, plan.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
-			plan.ID = types.StringValue(ref.String() + "/" + suffix)
-		}
+	if u.at("enable_in_tree_autoscaling") && !u.at("queue") && !u.at("elastic") {
+		m.EnableInTreeAutoscaling = types.BoolValue(m.Queue.IsNull() || m.Elastic.ValueBool())
+		set("enable_in_tree_autoscaling", m.EnableInTreeAutoscaling)
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	validateRayJob(&m, &resp.Diagnostics)
 }
 
 func (r *rayJobResource) kube(ctx context.Context, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
@@ -380,6 +468,9 @@ func setUnknownStatus(m *rayJobModel) {
 
 // rayJobError names the missing piece when KubeRay is not installed.
 func rayJobError(c *kube.Clients, err error) error {
+	if kube.WebhookDenied(err) {
+		return fmt.Errorf("an admission webhook on %s (Kueue's or KubeRay's) refused the job as invalid; the message says what to change: %w", c.Host, err)
+	}
 	if hint := credentialsHint(c, err); hint != nil {
 		return hint
 	}
@@ -408,4 +499,59 @@ func checkAccelerator(accel types.String, chips types.Int64, topology types.Stri
 		return fmt.Sprintf("%v. Use the pool pair's tpu_topology.", err)
 	}
 	return ""
+}
+
+// checkPlacement fails when Kueue admitted the TPU workers on a flavor whose nodes cannot run them: its node labels, or
+// the node pool they name (read from GKE), have another TPU accelerator or topology. Kueue compares only the label keys
+// a flavor lists, so a flavor bound by its pool label alone admits jobs of every TPU generation, and such a job would
+// report admitted and then pend forever.
+func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m *rayJobModel, p jobProgress) error {
+	w := m.TPUWorkers
+	flavor := tpuAssignment(p.wl)
+	if w == nil || flavor == "" {
+		return nil
+	}
+	rf, err := c.Kueue.KueueV1beta2().ResourceFlavors().Get(ctx, flavor, metav1.GetOptions{})
+	if err != nil {
+		return nil // cannot tell; the admission stands
+	}
+	want := fmt.Sprintf("%s %s", w.Accelerator.ValueString(), w.Topology.ValueString())
+	mismatch := func(where, accel, topo string) error {
+		return fmt.Errorf("Kueue admitted the TPU workers on flavor %s, whose nodes (%s) have %s %s, but the workers ask for %s: no node can "+
+			"ever run them. Kueue matched them to %s because its node_labels do not name the accelerator and topology; wire each flavor's "+
+			"node_labels from its pool pair (on_demand.node_labels, flex_start.node_labels), which carry both, and submit the job again",
+			flavor, where, accel, topo, want, flavor)
+	}
+	labels := rf.Spec.NodeLabels
+	accel, hasAccel := labels[tpuAcceleratorLabel]
+	topo, hasTopo := labels[tpuTopologyLabel]
+	if (hasAccel && accel != w.Accelerator.ValueString()) || (hasTopo && topo != w.Topology.ValueString()) {
+		return mismatch("its node labels", orNone(accel), orNone(topo))
+	}
+	pool, ok := labels["cloud.google.com/gke-nodepool"]
+	if !ok || m.Cluster.IsNull() || (hasAccel && hasTopo) {
+		return nil
+	}
+	ref, err := resolveCluster(m.Cluster.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
+	if err != nil {
+		return nil
+	}
+	client, err := r.clients.GKE(ctx)
+	if err != nil {
+		return nil
+	}
+	np, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.NodePool, error) {
+		return client.API().GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: ref.String() + "/nodePools/" + pool})
+	})
+	if err != nil {
+		return nil
+	}
+	mt, known := catalog.Lookup(np.GetConfig().GetMachineType())
+	if !known {
+		return nil
+	}
+	if mt.Accelerator != w.Accelerator.ValueString() || np.GetPlacementPolicy().GetTpuTopology() != w.Topology.ValueString() {
+		return mismatch("node pool "+pool+", "+np.GetConfig().GetMachineType(), mt.Accelerator, np.GetPlacementPolicy().GetTpuTopology())
+	}
+	return nil
 }

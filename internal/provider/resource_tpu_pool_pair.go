@@ -308,8 +308,9 @@ func (r *tpuPoolPairResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
+	planClusterScope(ctx, r.clients, req, resp, "", "")
 	var plan tpuPoolPairModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -317,17 +318,6 @@ func (r *tpuPoolPairResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if !req.State.Raw.IsNull() {
 		prior = &tpuPoolPairModel{}
 		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
-	}
-	if !plan.Cluster.IsUnknown() {
-		ref, err := resolveCluster(plan.Cluster.ValueString(), knownString(plan.Project), knownString(plan.Location), r.clients)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
-			return
-		}
-		plan.Project, plan.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
-		if prior != nil && (prior.Project.ValueString() != ref.Project || prior.Location.ValueString() != ref.Location) {
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("location"))
-		}
 	}
 	setSlice(&plan)
 	changed := prior != nil && !planEqualsState(req.Plan, req.State)
@@ -338,10 +328,10 @@ func (r *tpuPoolPairResource) ModifyPlan(ctx context.Context, req resource.Modif
 			continue
 		}
 		names[i] = p.Name
-		if p.Name.IsUnknown() {
+		if p.Name.IsUnknown() || plan.TPUAccelerator.IsUnknown() || plan.TPUTopology.IsUnknown() {
 			p.NodeLabels = types.MapUnknown(types.StringType)
 		} else {
-			p.NodeLabels = nodeLabels(p.Name.ValueString())
+			p.NodeLabels = nodeLabels(p.Name.ValueString(), plan.TPUAccelerator.ValueString(), plan.TPUTopology.ValueString())
 		}
 		var old poolModel
 		var had bool
@@ -373,7 +363,7 @@ func (r *tpuPoolPairResource) ModifyPlan(ctx context.Context, req resource.Modif
 		}
 		role.set(&plan, role.encodePool(p))
 	}
-	if !plan.Cluster.IsUnknown() && !names[0].IsUnknown() && !names[1].IsUnknown() {
+	if !plan.Cluster.IsUnknown() && !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !names[0].IsUnknown() && !names[1].IsUnknown() {
 		ref, _ := resolveCluster(plan.Cluster.ValueString(), plan.Project.ValueString(), plan.Location.ValueString(), r.clients)
 		plan.ID = types.StringValue(poolPairID(ref, names[0].ValueString(), names[1].ValueString()))
 	} else {
@@ -445,12 +435,14 @@ func (r *tpuPoolPairResource) refresh(ctx context.Context, client *gke.Client, r
 }
 
 // flattenPair sets st from GKE's view of the two pools. The shared attributes come from whichever pool exists; where
-// the two pools' autoscaling bounds differ (one changed by hand), the one that differs from state wins, so the drift
-// shows in the plan.
+// one pool's autoscaling bounds differ from state (changed by hand), that pool's value is read, whichever pool it is,
+// so the drift shows in the plan; the apply then sets only the pools that differ.
 func flattenPair(st *tpuPoolPairModel, ref clusterRef, onDemand, flex *containerpb.NodePool) {
 	st.Project, st.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
 	st.OnDemand = flattenNodePool(onDemandRole, onDemand)
 	st.FlexStart = flattenNodePool(flexStartRole, flex)
+	minN, maxN := st.MinNodes, st.MaxNodes
+	drifted := func(was types.Int64, live int64) bool { return was.IsNull() || was.ValueInt64() != live }
 	for _, np := range []*containerpb.NodePool{onDemand, flex} {
 		if np == nil {
 			continue
@@ -458,17 +450,19 @@ func flattenPair(st *tpuPoolPairModel, ref clusterRef, onDemand, flex *container
 		st.MachineType = types.StringValue(np.GetConfig().GetMachineType())
 		st.TPUTopology = types.StringValue(np.GetPlacementPolicy().GetTpuTopology())
 		as := np.GetAutoscaling()
-		minN, maxN := int64(as.GetMinNodeCount()), int64(as.GetMaxNodeCount())
+		lo, hi := int64(as.GetMinNodeCount()), int64(as.GetMaxNodeCount())
 		if !as.GetEnabled() {
-			minN, maxN = 0, 0
+			lo, hi = 0, 0
 		}
-		if st.MinNodes.IsNull() || st.MinNodes.ValueInt64() != minN {
-			st.MinNodes = types.Int64Value(minN)
+		// Compared with state, not with the other pool: a pool that matches state must not hide one that does not.
+		if drifted(st.MinNodes, lo) {
+			minN = types.Int64Value(lo)
 		}
-		if st.MaxNodes.IsNull() || st.MaxNodes.ValueInt64() != maxN {
-			st.MaxNodes = types.Int64Value(maxN)
+		if drifted(st.MaxNodes, hi) {
+			maxN = types.Int64Value(hi)
 		}
 	}
+	st.MinNodes, st.MaxNodes = minN, maxN
 	setSlice(st)
 }
 

@@ -67,7 +67,8 @@ func TestAccTPUPoolPair_basic(t *testing.T) {
 					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("flex_start_enabled"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("queued_provisioning"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("node_labels"),
-						knownvalue.MapExact(map[string]knownvalue.Check{"cloud.google.com/gke-nodepool": knownvalue.StringExact("dws")})),
+						knownvalue.MapExact(map[string]knownvalue.Check{"cloud.google.com/gke-nodepool": knownvalue.StringExact("dws"),
+							"cloud.google.com/gke-tpu-accelerator": knownvalue.StringExact("tpu-v6e-slice"), "cloud.google.com/gke-tpu-topology": knownvalue.StringExact("4x4")})),
 				},
 			},
 			{
@@ -239,4 +240,9 @@ func poolNames(pools map[string]*containerpb.NodePool) []string {
 // messageRE matches a message however Terraform wraps it across lines.
 func messageRE(msg string) *regexp.Regexp {
 	return regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(msg), " ", `\s+`))
+}
+
+// patternRE is a regular expression matched across Terraform's line wrapping: each space matches any white space.
+func patternRE(pattern string) *regexp.Regexp {
+	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
 }

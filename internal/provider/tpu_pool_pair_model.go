@@ -118,9 +118,28 @@ func (r poolRole) encodePool(p poolModel) types.Object {
 	return types.ObjectValueMust(r.attrTypes(), vals)
 }
 
-// nodeLabels are the labels GKE puts on every node of a pool that select that pool.
-func nodeLabels(pool string) types.Map {
-	return types.MapValueMust(types.StringType, map[string]attr.Value{"cloud.google.com/gke-nodepool": types.StringValue(pool)})
+// nodeLabels are the labels GKE puts on every node of a TPU pool that tell it apart: the pool, and the TPU
+// accelerator and topology (GKE's TPU docs select TPU nodes by these two). A Kueue flavor needs all three: Kueue
+// matches a job to a flavor only on the keys the flavor lists, so a flavor with the pool label alone takes jobs of
+// any TPU generation. Empty accelerator or topology (not known from the machine type) leave those labels out.
+func nodeLabels(pool, accelerator, topology string) types.Map {
+	labels := map[string]attr.Value{"cloud.google.com/gke-nodepool": types.StringValue(pool)}
+	if accelerator != "" {
+		labels[tpuAcceleratorLabel] = types.StringValue(accelerator)
+	}
+	if topology != "" {
+		labels[tpuTopologyLabel] = types.StringValue(topology)
+	}
+	return types.MapValueMust(types.StringType, labels)
+}
+
+// poolNodeLabels are nodeLabels of a pool as GKE reports it.
+func poolNodeLabels(np *containerpb.NodePool) types.Map {
+	accelerator := ""
+	if mt, ok := catalog.Lookup(np.GetConfig().GetMachineType()); ok {
+		accelerator = mt.Accelerator
+	}
+	return nodeLabels(np.GetName(), accelerator, np.GetPlacementPolicy().GetTpuTopology())
 }
 
 // expandNodePool is the node pool the tutorial's gcloud command creates for this role, field for field, so that pools
@@ -174,7 +193,7 @@ func flattenNodePool(r poolRole, np *containerpb.NodePool) types.Object {
 	p := poolModel{
 		Name:       types.StringValue(np.GetName()),
 		Status:     types.StringValue(np.GetStatus().String()),
-		NodeLabels: nodeLabels(np.GetName()),
+		NodeLabels: poolNodeLabels(np),
 	}
 	if r.flex {
 		p.FlexStartEnabled = types.BoolValue(np.GetConfig().GetFlexStart())

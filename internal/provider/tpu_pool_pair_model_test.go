@@ -61,14 +61,15 @@ func TestFlattenNodePool(t *testing.T) {
 	}{
 		{name: "nil pool", role: flexStartRole, np: nil, null: true},
 		{name: "zero-valued on-demand pool", role: onDemandRole, np: &containerpb.NodePool{},
-			want: poolModel{Name: types.StringValue(""), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels(""),
+			want: poolModel{Name: types.StringValue(""), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("", "", ""),
 				ReservationAffinity: types.StringValue("any"), FlexStartEnabled: types.BoolNull(), QueuedProvisioning: types.BoolNull()}},
 		{name: "zero-valued flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws"},
-			want: poolModel{Name: types.StringValue("dws"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("dws"),
+			want: poolModel{Name: types.StringValue("dws"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("dws", "", ""),
 				ReservationAffinity: types.StringNull(), FlexStartEnabled: types.BoolValue(false), QueuedProvisioning: types.BoolValue(false)}},
 		{name: "tutorial flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws-pool", Status: containerpb.NodePool_RUNNING,
-			Config: &containerpb.NodeConfig{FlexStart: ptr(true)}, QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}},
-			want: poolModel{Name: types.StringValue("dws-pool"), Status: types.StringValue("RUNNING"), NodeLabels: nodeLabels("dws-pool"),
+			Config: &containerpb.NodeConfig{FlexStart: ptr(true), MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"},
+			QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}},
+			want: poolModel{Name: types.StringValue("dws-pool"), Status: types.StringValue("RUNNING"), NodeLabels: nodeLabels("dws-pool", "tpu-v6e-slice", "4x4"),
 				ReservationAffinity: types.StringNull(), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(true)}},
 	}
 	for _, tc := range cases {
@@ -97,6 +98,12 @@ func TestFlattenPairDrift(t *testing.T) {
 	flattenPair(st, ref, pool("od", 4), pool("dws", 12))
 	if st.MaxNodes.ValueInt64() != 12 {
 		t.Errorf("max_nodes = %d, want the drifted 12", st.MaxNodes.ValueInt64())
+	}
+	// The same by hand on the on-demand pool, which comes first.
+	st = tutorialModel()
+	flattenPair(st, ref, pool("od", 12), pool("dws", 4))
+	if st.MaxNodes.ValueInt64() != 12 {
+		t.Errorf("on-demand drift: max_nodes = %d, want the drifted 12", st.MaxNodes.ValueInt64())
 	}
 	st = tutorialModel()
 	flattenPair(st, ref, nil, nil)

@@ -35,7 +35,7 @@ func (r *tpuPoolPairResource) Schema(ctx context.Context, _ resource.SchemaReque
 			"node_labels": schema.MapAttribute{
 				Computed:            true,
 				ElementType:         types.StringType,
-				MarkdownDescription: "Labels GKE puts on this pool's nodes that select it (`cloud.google.com/gke-nodepool`), ready for a Kueue ResourceFlavor's `node_labels`.",
+				MarkdownDescription: "Labels GKE puts on this pool's nodes that tell it apart (`cloud.google.com/gke-nodepool`, `cloud.google.com/gke-tpu-accelerator`, `cloud.google.com/gke-tpu-topology`), ready for a Kueue ResourceFlavor's `node_labels`. Kueue matches jobs to a flavor only on the labels it lists, so with several pool pairs in one queue the accelerator and topology labels keep each job on its own TPU generation.",
 			},
 		}
 	}
@@ -63,31 +63,11 @@ func (r *tpuPoolPairResource) Schema(ctx context.Context, _ resource.SchemaReque
 		MarkdownDescription: "Two TPU node pools of one machine type and slice shape on a GKE cluster: plan A on demand " +
 			"(no reservations) and plan B provisioned by the Dynamic Workload Scheduler (queued provisioning + flex-start), " +
 			"exactly as `gcloud container node-pools create` makes them in the DWS + Kueue fallback tutorial.",
-		Attributes: map[string]schema.Attribute{
+		Attributes: withClusterScope(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "`projects/PROJECT/locations/LOCATION/clusters/CLUSTER/nodePools/ON_DEMAND,FLEX_START`; the import id.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"cluster": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "The cluster: its name, or its id `projects/PROJECT/locations/LOCATION/clusters/NAME` (the `id` of `dwsfallback_cluster`).",
-				Validators:          []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-					resp.RequiresReplace = !sameCluster(req.StateValue.ValueString(), req.PlanValue.ValueString())
-				}, "Replaces the pools when the cluster is a different one.", "Replaces the pools when the cluster is a different one.")},
-			},
-			"project": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				MarkdownDescription: "Project of the cluster. Defaults to the cluster id's, then the provider's.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
-			},
-			"location": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				MarkdownDescription: "Location (zone or region) of the cluster. Defaults to the cluster id's, then the provider's.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 			},
 			"machine_type": schema.StringAttribute{
 				Required:            true,
@@ -140,6 +120,6 @@ func (r *tpuPoolPairResource) Schema(ctx context.Context, _ resource.SchemaReque
 				MarkdownDescription: "TPU chips in one slice.",
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
-		},
+		}, true, "pools"),
 	}
 }

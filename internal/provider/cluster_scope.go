@@ -1,0 +1,137 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
+)
+
+// The cluster scope is what every resource that lives on one cluster shares: the cluster, project and location
+// attributes, the rule that a new spelling of the same cluster (its id from dwsfallback_cluster, or its bare name)
+// replaces nothing, their resolution at plan time, and the cluster part of the import id. It is one component so that
+// no resource can drift from the others: a resource that replaced itself on a re-spelling destroyed jobs and Kueue.
+
+// clusterScopeAttributes are the cluster, project and location attributes. required is true for resources that need
+// GKE itself (node pools), false for those that can also reach Kubernetes through the provider's kubernetes block.
+func clusterScopeAttributes(required bool, what string) map[string]schema.Attribute {
+	desc := "The GKE cluster: its name, or its id `projects/PROJECT/locations/LOCATION/clusters/NAME` (the `id` of `dwsfallback_cluster`). " +
+		"Either spelling names the same cluster, and changing one for the other replaces nothing."
+	if !required {
+		desc += " Required unless the provider has a `kubernetes` block."
+	}
+	return map[string]schema.Attribute{
+		"cluster": schema.StringAttribute{
+			Required: required, Optional: !required,
+			MarkdownDescription: desc,
+			Validators:          []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })},
+			PlanModifiers:       []planmodifier.String{sameClusterModifier(what)},
+		},
+		"project": schema.StringAttribute{
+			Optional: true, Computed: true,
+			MarkdownDescription: "Project of the cluster. Defaults to the cluster id's, then the provider's.",
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"location": schema.StringAttribute{
+			Optional: true, Computed: true,
+			MarkdownDescription: "Location (zone or region) of the cluster. Defaults to the cluster id's, then the provider's.",
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+	}
+}
+
+// sameClusterModifier replaces the resource only when the cluster is a different one. An unknown cluster (a cluster
+// that is itself being replaced) is a different one.
+func sameClusterModifier(what string) planmodifier.String {
+	desc := "Replaces the " + what + " when the cluster is a different one."
+	return stringplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+		resp.RequiresReplace = req.PlanValue.IsUnknown() || !sameCluster(req.StateValue.ValueString(), req.PlanValue.ValueString())
+	}, desc, desc)
+}
+
+// planClusterScope resolves the cluster at plan time: project and location become known, and so does the id, which is
+// the cluster's id + "/" + suffix, or kubeID when the provider's kubernetes block stands in for the cluster. An empty
+// suffix or kubeID leaves the id to the resource. A cluster whose resolved project or location moved (a new provider
+// default) is another cluster, and replaces the resource.
+func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, suffix, kubeID string) {
+	var cluster, project, location types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("cluster"), &cluster)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("project"), &project)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("location"), &location)...)
+	if resp.Diagnostics.HasError() || cluster.IsUnknown() {
+		return
+	}
+	if cluster.IsNull() {
+		if !c.HasKubernetesBlock() {
+			resp.Diagnostics.AddAttributeError(path.Root("cluster"), "No cluster",
+				"Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
+			return
+		}
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("project"), types.StringNull())...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("location"), types.StringNull())...)
+		if kubeID != "" {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), kubeID)...)
+		}
+		return
+	}
+	// A project or location carried over from state is not the configuration's word: resolve from the config.
+	var cfgProject, cfgLocation types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("project"), &cfgProject)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("location"), &cfgLocation)...)
+	if cfgProject.IsUnknown() || cfgLocation.IsUnknown() {
+		return
+	}
+	ref, err := resolveCluster(cluster.ValueString(), knownString(cfgProject), knownString(cfgLocation), c)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("project"), ref.Project)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("location"), ref.Location)...)
+	if suffix != "" {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), ref.String()+"/"+suffix)...)
+	}
+	if !req.State.Raw.IsNull() {
+		var was, wasLocation types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("project"), &was)...)
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("location"), &wasLocation)...)
+		if (!was.IsNull() && was.ValueString() != ref.Project) || (!wasLocation.IsNull() && wasLocation.ValueString() != ref.Location) {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("cluster"))
+		}
+	}
+}
+
+// scopedImport reads an import id: projects/P/locations/L/clusters/C<marker>REST, or REST alone when the provider has
+// a kubernetes block. form describes the id in errors.
+func scopedImport(id, marker, form string, c clients) (cluster, project, location types.String, rest string, err error) {
+	cluster, project, location = types.StringNull(), types.StringNull(), types.StringNull()
+	if i := strings.Index(id, marker); i >= 0 {
+		ref, perr := parseCluster(id[:i])
+		if perr != nil || ref.Project == "" {
+			return cluster, project, location, "", fmt.Errorf("id %q must be projects/PROJECT/locations/LOCATION/clusters/CLUSTER%s%s, or %s with a provider kubernetes block", id, marker, form, form)
+		}
+		// The bare name is what configurations usually say; either spelling plans no change.
+		return types.StringValue(ref.Name), types.StringValue(ref.Project), types.StringValue(ref.Location), id[i+len(marker):], nil
+	}
+	if c != nil && !c.HasKubernetesBlock() {
+		return cluster, project, location, "", fmt.Errorf("id %q names no cluster: use projects/PROJECT/locations/LOCATION/clusters/CLUSTER%s%s, or give the provider a kubernetes block", id, marker, form)
+	}
+	return cluster, project, location, id, nil
+}
+
+// withClusterScope adds the cluster scope's attributes to a resource's own.
+func withClusterScope(attrs map[string]schema.Attribute, required bool, what string) map[string]schema.Attribute {
+	for k, v := range clusterScopeAttributes(required, what) {
+		attrs[k] = v
+	}
+	return attrs
+}
