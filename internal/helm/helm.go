@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
@@ -108,9 +109,10 @@ func (c *Client) Get(name string) (*release.Release, error) {
 	return action.NewGet(c.cfg).Run(name)
 }
 
-// Uninstall removes the release and waits for its objects to go; a release already gone is fine.
-func (c *Client) Uninstall(name string) error {
+// Uninstall removes the release and waits up to timeout for its objects to go; a release already gone is fine.
+func (c *Client) Uninstall(name string, timeout time.Duration) error {
 	un := action.NewUninstall(c.cfg)
+	un.Wait, un.Timeout = true, timeout
 	_, err := un.Run(name)
 	if errors.Is(err, driver.ErrReleaseNotFound) || err != nil && strings.Contains(err.Error(), "not found") {
 		return nil

@@ -121,6 +121,9 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 	if err := refuseRedeclared(ctx, c, m, u); err != nil {
 		return false, err
 	}
+	if err := requireNamespaces(ctx, c, m); err != nil {
+		return false, err
+	}
 	if err := releaseTerminating(ctx, c, m, u); err != nil {
 		return true, err
 	}
@@ -552,4 +555,26 @@ func remainingObjects(ctx context.Context, c *kube.Clients, o queueObjectNames) 
 		}
 	}
 	return left, nil
+}
+
+// requireNamespaces fails, before anything is written, when a LocalQueue's namespace does not exist: the apply would
+// otherwise stop half-way, after the ClusterQueue.
+func requireNamespaces(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
+	seen := map[string]bool{}
+	for _, lq := range m.LocalQueues {
+		ns := lq.Namespace.ValueString()
+		if seen[ns] {
+			continue
+		}
+		seen[ns] = true
+		_, err := c.Core.Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("namespace %s of LocalQueue %s does not exist on %s. Create it first (kubectl create namespace %s, or a "+
+				"kubernetes_namespace resource this queue depends on), then apply again; nothing was written", ns, lq.Name.ValueString(), c.Host, ns)
+		}
+		if err != nil && !apierrors.IsForbidden(err) { // may read LocalQueues but not namespaces: let the write speak
+			return kubeError(c, "Namespace", ns, err)
+		}
+	}
+	return nil
 }

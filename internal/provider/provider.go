@@ -181,7 +181,7 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		location:  pick(cfg.Location, "GOOGLE_ZONE", "GOOGLE_REGION"),
 		userAgent: "terraform-provider-dwsfallback/" + p.version,
 		newTokens: func(ctx context.Context) (oauth2.TokenSource, error) { return gke.TokenSource(ctx, creds) },
-		kubeCache: map[string]*kube.Clients{},
+		kubeCache: map[string]*kubeEntry{},
 	}
 	data.connect = func(ctx context.Context) (*gke.Client, error) {
 		ts, err := data.tokens(ctx)
@@ -251,7 +251,14 @@ type providerData struct {
 	tsErr      error
 
 	kubeMu    sync.Mutex
-	kubeCache map[string]*kube.Clients
+	kubeCache map[string]*kubeEntry
+}
+
+// kubeEntry is one cluster's clients, made under the entry's own lock: a GKE read for one cluster must not hold up
+// every other cluster's resources.
+type kubeEntry struct {
+	mu sync.Mutex
+	c  *kube.Clients
 }
 
 func (d *providerData) tokens(ctx context.Context) (oauth2.TokenSource, error) {
@@ -267,9 +274,16 @@ func (d *providerData) Kube(ctx context.Context, ref clusterRef) (*kube.Clients,
 		key = "kubernetes-block"
 	}
 	d.kubeMu.Lock()
-	defer d.kubeMu.Unlock()
-	if c := d.kubeCache[key]; c != nil {
-		return c, nil
+	e := d.kubeCache[key]
+	if e == nil {
+		e = &kubeEntry{}
+		d.kubeCache[key] = e
+	}
+	d.kubeMu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.c != nil {
+		return e.c, nil
 	}
 	target := d.kubeTarget
 	if target == nil {
@@ -283,7 +297,7 @@ func (d *providerData) Kube(ctx context.Context, ref clusterRef) (*kube.Clients,
 	if err != nil {
 		return nil, err
 	}
-	d.kubeCache[key] = c
+	e.c = c
 	return c, nil
 }
 

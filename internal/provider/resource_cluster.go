@@ -72,6 +72,13 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 			resp.Diagnostics.AddError(fmt.Sprintf("creating GKE cluster (%s)", ref.Name), fmt.Sprintf("%v; it exists with status %s: import it, or wait and apply again", err, cl.GetStatus()))
 			return
 		}
+		// Someone else's cluster of the same name is not ours to take over: only one this configuration describes.
+		if diffs := clusterDiffers(&plan, cl); len(diffs) > 0 {
+			resp.Diagnostics.AddError(fmt.Sprintf("creating GKE cluster (%s)", ref.Name), fmt.Sprintf("A cluster named %s already exists, "+
+				"and it is not the one this configuration describes (%s). Import it (terraform import ... %s) and reconcile the "+
+				"configuration, or choose another name.", ref.Name, strings.Join(diffs, "; "), ref))
+			return
+		}
 	}
 	flattenCluster(&plan, cl)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -254,4 +261,24 @@ func findCluster(ctx context.Context, client *gke.Client, ref clusterRef) (*cont
 	return gke.Read(ctx, client, func(ctx context.Context) (*containerpb.Cluster, error) {
 		return client.API().GetCluster(ctx, &containerpb.GetClusterRequest{Name: ref.String()})
 	})
+}
+
+// clusterDiffers lists how an existing cluster differs from the configuration in what the cluster was created with.
+func clusterDiffers(m *clusterModel, c *containerpb.Cluster) []string {
+	var have clusterModel
+	flattenCluster(&have, c)
+	var out []string
+	if !versionMatches(m.KubernetesVersion.ValueString(), c.GetCurrentMasterVersion()) {
+		out = append(out, fmt.Sprintf("version %s, not %s", c.GetCurrentMasterVersion(), m.KubernetesVersion.ValueString()))
+	}
+	if !have.MachineType.Equal(m.MachineType) {
+		out = append(out, fmt.Sprintf("default pool of %s, not %s", have.MachineType.ValueString(), m.MachineType.ValueString()))
+	}
+	if !have.RayOperator.Equal(m.RayOperator) {
+		out = append(out, fmt.Sprintf("RayOperator add-on %v, not %v", have.RayOperator.ValueBool(), m.RayOperator.ValueBool()))
+	}
+	if !have.ImageStreaming.Equal(m.ImageStreaming) {
+		out = append(out, fmt.Sprintf("image streaming %v, not %v", have.ImageStreaming.ValueBool(), m.ImageStreaming.ValueBool()))
+	}
+	return out
 }

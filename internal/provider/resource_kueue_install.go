@@ -26,6 +26,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -105,19 +106,22 @@ func (r *kueueInstallResource) Configure(_ context.Context, req resource.Configu
 }
 
 func (r *kueueInstallResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.apply(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics, true)
+	r.apply(ctx, req.Plan.Get, &resp.State, resp.Private, &resp.Diagnostics, true)
 }
 
 func (r *kueueInstallResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.apply(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics, false)
+	r.apply(ctx, req.Plan.Get, &resp.State, nil, &resp.Diagnostics, false)
 }
+
+// privateCreatedNamespace records that the install made its namespace, so that destroy removes it again (and only then).
+const privateCreatedNamespace = "created_namespace"
 
 type stateSetter interface {
 	Set(context.Context, any) diag.Diagnostics
 }
 
 // apply installs (create) or upgrades (update) the release, then waits for Kueue if asked to.
-func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Context, any) diag.Diagnostics, state stateSetter, diags *diag.Diagnostics, create bool) {
+func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Context, any) diag.Diagnostics, state stateSetter, private privateState, diags *diag.Diagnostics, create bool) {
 	var plan kueueInstallModel
 	diags.Append(get(ctx, &plan)...)
 	if diags.HasError() {
@@ -150,6 +154,9 @@ func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Conte
 	name := plan.ReleaseName.ValueString()
 	var rel *release.Release
 	if create {
+		if _, nerr := c.Core.Namespaces().Get(ctx, plan.Namespace.ValueString(), metav1.GetOptions{}); apierrors.IsNotFound(nerr) && private != nil {
+			diags.Append(private.SetKey(ctx, privateCreatedNamespace, []byte(`true`))...)
+		}
 		rel, err = h.Install(ctx, name, ch, values)
 		if err != nil && strings.Contains(err.Error(), "cannot re-use a name that is still in use") {
 			rel, err = h.Upgrade(ctx, name, ch, values) // left by an interrupted apply: finish it
@@ -205,12 +212,30 @@ func (r *kueueInstallResource) Delete(ctx context.Context, req resource.DeleteRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, h, ok := r.connect(ctx, &st, &resp.Diagnostics)
+	timeout, diags := st.Timeouts.Delete(ctx, defaultKueueTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, h, ok := r.connect(ctx, &st, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	if err := h.Uninstall(st.ReleaseName.ValueString()); err != nil {
+	if err := h.Uninstall(st.ReleaseName.ValueString(), timeout); err != nil {
 		resp.Diagnostics.AddError("uninstalling Kueue's helm release", err.Error())
+		return
+	}
+	created, d := req.Private.GetKey(ctx, privateCreatedNamespace)
+	resp.Diagnostics.Append(d...)
+	if len(created) == 0 {
+		return
+	}
+	ns := st.Namespace.ValueString()
+	if err := deleteAndWait(ctx, func(ctx context.Context) error { return c.Core.Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}) },
+		func(ctx context.Context) error {
+			_, err := c.Core.Namespaces().Get(ctx, ns, metav1.GetOptions{})
+			return err
+		}, timeout); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting namespace %s, which the Kueue install made", ns), err.Error())
 	}
 }
 

@@ -117,7 +117,7 @@ resource "dwsfallback_kueue_install" "test" {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := h.Uninstall("kueue"); err != nil {
+					if err := h.Uninstall("kueue", time.Minute); err != nil {
 						t.Fatal(err)
 					}
 				},

@@ -337,6 +337,11 @@ func validateRayJob(m *rayJobModel, diags *diag.Diagnostics) {
 				"use autoscaling when workload slicing is enabled\"). Set elastic = true (with Kueue's ElasticJobsViaWorkloadSlices gate, as in the "+
 				"tutorial), or enable_in_tree_autoscaling = false.")
 	}
+	if !m.Queue.IsNull() && known(m.ShutdownAfterJobFinishes) && !m.ShutdownAfterJobFinishes.ValueBool() {
+		diags.AddAttributeError(path.Root("shutdown_after_job_finishes"), "Kueue refuses jobs that keep their cluster",
+			"Kueue's webhook refuses a job it manages that keeps its Ray cluster after finishing (\"a kueue managed job should delete the "+
+				"cluster after finishing\"): the cluster would hold the TPU quota forever. Leave shutdown_after_job_finishes true, or drop queue.")
+	}
 	for k := range m.Files.Elements() {
 		if strings.ContainsAny(k, "/\\") || k == "" || k == "." || k == ".." {
 			diags.AddAttributeError(path.Root("files").AtMapKey(k), "Invalid file name",

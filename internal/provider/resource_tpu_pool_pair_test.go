@@ -154,8 +154,45 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 					return nil
 				},
 			},
+			{
+				// The same on the on-demand pool (`gcloud container node-pools update od --max-nodes 12`), which the flex
+				// pool's unchanged bounds once hid: the plan shows it, and the apply repairs that pool alone.
+				PreConfig: func() {
+					setMaxNodes(t, ref, "od", 12)
+					autoscalingCalls = emu.Calls()["SetNodePoolAutoscaling"]
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					pools := testPoolsNoT(ref)
+					if od, fx := pools["od"].GetAutoscaling().GetMaxNodeCount(), pools["dws"].GetAutoscaling().GetMaxNodeCount(); od != 4 || fx != 4 {
+						return fmt.Errorf("after the apply: on-demand max %d, flex max %d; want both 4", od, fx)
+					}
+					if n := emu.Calls()["SetNodePoolAutoscaling"] - autoscalingCalls; n != 1 {
+						return fmt.Errorf("the apply set autoscaling %d times, want once (the drifted pool only)", n)
+					}
+					return nil
+				},
+			},
+			{Config: cfg, PlanOnly: true},
 		},
 	})
+}
+
+var autoscalingCalls int
+
+// setMaxNodes changes a pool's autoscaling maximum out of band, as gcloud does.
+func setMaxNodes(t *testing.T, ref clusterRef, pool string, maxNodes int32) {
+	t.Helper()
+	c := gkeAPI(t)
+	if err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: ref.String() + "/nodePools/" + pool,
+			Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: maxNodes}})
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestAccTPUPoolPair_disappears(t *testing.T) {

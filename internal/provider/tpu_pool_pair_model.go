@@ -24,6 +24,7 @@ type tpuPoolPairModel struct {
 	ChipsPerNode   types.Int64    `tfsdk:"chips_per_node"`
 	NodesPerSlice  types.Int64    `tfsdk:"nodes_per_slice"`
 	ChipsPerSlice  types.Int64    `tfsdk:"chips_per_slice"`
+	MaxChips       types.Int64    `tfsdk:"max_chips"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -220,12 +221,21 @@ func reservationAffinity(np *containerpb.NodePool) string {
 func setSlice(m *tpuPoolPairModel) {
 	if m.MachineType.IsUnknown() || m.TPUTopology.IsUnknown() {
 		m.TPUAccelerator, m.ChipsPerNode = types.StringUnknown(), types.Int64Unknown()
-		m.NodesPerSlice, m.ChipsPerSlice = types.Int64Unknown(), types.Int64Unknown()
+		m.NodesPerSlice, m.ChipsPerSlice, m.MaxChips = types.Int64Unknown(), types.Int64Unknown(), types.Int64Unknown()
 		return
 	}
 	s, err := catalog.NewSlice(m.MachineType.ValueString(), m.TPUTopology.ValueString())
 	if err != nil {
+		m.MaxChips = types.Int64Null()
 		return
+	}
+	switch {
+	case m.MaxNodes.IsUnknown():
+		m.MaxChips = types.Int64Unknown()
+	case m.MaxNodes.IsNull():
+		m.MaxChips = types.Int64Null()
+	default:
+		m.MaxChips = types.Int64Value(m.MaxNodes.ValueInt64() * int64(s.ChipsPerNode))
 	}
 	m.TPUAccelerator = types.StringValue(s.Accelerator)
 	m.ChipsPerNode = types.Int64Value(int64(s.ChipsPerNode))

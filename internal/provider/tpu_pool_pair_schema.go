@@ -115,6 +115,10 @@ func (r *tpuPoolPairResource) Schema(ctx context.Context, _ resource.SchemaReque
 				Computed:            true,
 				MarkdownDescription: "Nodes in one slice of `tpu_topology` (a RayJob worker group's `numOfHosts`).",
 			},
+			"max_chips": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: "TPU chips of each pool at `max_nodes`: the most a Kueue flavor's `google.com/tpu` quota can use (`tostring(max_chips)`), so quotas follow `max_nodes`.",
+			},
 			"chips_per_slice": schema.Int64Attribute{
 				Computed:            true,
 				MarkdownDescription: "TPU chips in one slice.",
