@@ -69,3 +69,24 @@ func TestNumOfHosts(t *testing.T) {
 		}
 	}
 }
+
+// A pip line is one YAML scalar whatever it holds: " #" or ": " in it must not turn into a comment or a mapping.
+func TestRuntimeEnvYAMLKeepsEachLine(t *testing.T) {
+	pip := []string{"jax[tpu]==0.8.2", "pkg @ https://example.invalid/pkg.whl#sha256=abc", "name: colon", "# hash first", "'quoted'"}
+	text, err := runtimeEnvYAML(pip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Pip []string `json:"pip"`
+	}
+	if err := yaml.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatalf("runtimeEnvYAML gave YAML that does not parse: %v\n%s", err, text)
+	}
+	if diff := cmp.Diff(pip, got.Pip); diff != "" {
+		t.Errorf("pip read back from\n%s(-want +got):\n%s", text, diff)
+	}
+	if tutorial, _ := runtimeEnvYAML([]string{"jax[tpu]==0.8.2", "pandas==2.3.3"}); tutorial != "pip:\n  - jax[tpu]==0.8.2\n  - pandas==2.3.3\n" {
+		t.Errorf("the tutorial's runtime env is written %q, not as the tutorial writes it", tutorial)
+	}
+}
