@@ -53,6 +53,25 @@ func (s *Server) FailNext(method string, n int, httpStatus int, message string) 
 	}
 }
 
+// PendingFaults is how many injected failures of each method are still waiting to be served: a test that injected
+// them checks it reaches zero, so it knows every fault was met.
+func (s *Server) PendingFaults() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for m, q := range s.faults.byMethod {
+		if len(q) > 0 {
+			out[m] = len(q)
+		}
+	}
+	for p, n := range s.faults.stockouts {
+		if n > 0 {
+			out["stockout:"+p] = n
+		}
+	}
+	return out
+}
+
 // Stockout makes the next n creations of the named node pool fail the way a zone without capacity does.
 func (s *Server) Stockout(pool string, n int) {
 	s.mu.Lock()
@@ -120,6 +139,11 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case "calls:reset":
 		s.ResetCalls()
 	case "faults":
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(s.PendingFaults())
+			return
+		}
 		s.FailNext(body.Method, body.Count, body.HTTPCode, body.Message)
 	case "faults:clear":
 		s.ClearFaults()

@@ -184,8 +184,14 @@ func TestFaultInjectionOverHTTP(t *testing.T) {
 	if err != nil || resp.StatusCode != 204 {
 		t.Fatalf("admin call: %v %v", err, resp)
 	}
+	if got := h.emu.PendingFaults(); got["ListClusters"] != 1 {
+		t.Errorf("pending faults before the call: %v, want ListClusters: 1", got)
+	}
 	if code, _ := h.do("GET", loc+"/clusters", ""); code != 503 {
 		t.Errorf("first ListClusters after the fault: %d, want 503", code)
+	}
+	if got := h.emu.PendingFaults(); len(got) != 0 {
+		t.Errorf("pending faults after the call: %v, want none", got)
 	}
 	if code, _ := h.do("GET", loc+"/clusters", ""); code != 200 {
 		t.Errorf("second ListClusters: %d, want 200", code)

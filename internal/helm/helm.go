@@ -114,8 +114,13 @@ func (c *Client) Uninstall(name string, timeout time.Duration) error {
 	un := action.NewUninstall(c.cfg)
 	un.Wait, un.Timeout = true, timeout
 	_, err := un.Run(name)
-	if errors.Is(err, driver.ErrReleaseNotFound) || err != nil && strings.Contains(err.Error(), "not found") {
+	if IsNotFound(err) {
 		return nil
 	}
 	return err
+}
+
+// IsNotFound reports an error that says the release does not exist.
+func IsNotFound(err error) bool {
+	return errors.Is(err, driver.ErrReleaseNotFound) || err != nil && strings.Contains(err.Error(), "not found")
 }

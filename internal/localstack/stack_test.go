@@ -14,11 +14,13 @@ import (
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
 // TestStartStop brings the real control plane up, checks that Kueue's webhooks and the extra token work, and that
 // Stop leaves no process behind.
 func TestStartStop(t *testing.T) {
+	testutil.RequireAcceptance(t)
 	bin := os.Getenv("DWSFALLBACK_STACK_BIN")
 	if bin == "" {
 		bin, _ = filepath.Abs("../../.local/bin")

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
 // Some behaviours only show with the provider as a separate plugin process under the real terraform CLI: what
@@ -22,6 +25,7 @@ var (
 
 func providerBinary(t *testing.T) string {
 	t.Helper()
+	testutil.RequireAcceptance(t)
 	pluginOnce.Do(func() {
 		pluginDir, pluginErr = os.MkdirTemp("", "dwsfallback-plugin-")
 		if pluginErr != nil {
@@ -29,7 +33,7 @@ func providerBinary(t *testing.T) string {
 		}
 		out, err := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-dwsfallback"), "../..").CombinedOutput()
 		if err != nil {
-			pluginErr = &exec.ExitError{Stderr: out}
+			pluginErr = fmt.Errorf("%w:\n%s", err, out)
 		}
 	})
 	if pluginErr != nil {

@@ -18,23 +18,33 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 )
 
-// gkeMethods are the GKE methods the provider calls.
-var gkeMethods = []string{
-	"CreateCluster", "GetCluster", "UpdateCluster", "SetAddonsConfig", "SetLabels", "DeleteCluster",
-	"CreateNodePool", "GetNodePool", "ListNodePools", "SetNodePoolAutoscaling", "UpdateNodePool", "DeleteNodePool",
-	"GetOperation",
+// The GKE methods each step of the burst test calls: every one of them gets its faults, and every fault must be met.
+var (
+	createMethods  = []string{"CreateCluster", "GetCluster", "CreateNodePool", "GetOperation", "ListNodePools"}
+	updateMethods  = []string{"SetLabels", "SetNodePoolAutoscaling", "GetOperation", "GetCluster", "ListNodePools"}
+	destroyMethods = []string{"DeleteNodePool", "DeleteCluster", "GetOperation"}
+)
+
+// burst makes the next two calls of each method fail, alternately with 429 and 503, as GKE does under quota
+// pressure and during its own incidents.
+func burst(methods []string) func() {
+	return func() {
+		for i, m := range methods {
+			status := http.StatusTooManyRequests
+			if i%2 == 1 {
+				status = http.StatusServiceUnavailable
+			}
+			emu.FailNext(m, 2, status, "")
+		}
+	}
 }
 
-// burst makes the next two calls of every method fail, alternately with 429 and 503, as GKE does under quota
-// pressure and during its own incidents.
-func burst() {
-	for i, m := range gkeMethods {
-		status := http.StatusTooManyRequests
-		if i%2 == 1 {
-			status = http.StatusServiceUnavailable
-		}
-		emu.FailNext(m, 2, status, "")
+// burstMet checks that the step met every fault burst injected.
+func burstMet(*terraform.State) error {
+	if left := emu.PendingFaults(); len(left) > 0 {
+		return fmt.Errorf("faults injected but never met (the step did not call these methods as often): %v", left)
 	}
+	return nil
 }
 
 func clusterAndPairConfig(name string, maxNodes int, label string) string {
@@ -71,24 +81,37 @@ func TestAccFaults_transientBursts(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				PreConfig: burst,
+				PreConfig: burst(createMethods),
 				Config:    clusterAndPairConfig("acc-bursts", 4, "a"),
+				Check:     burstMet,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
 				},
 			},
 			{
-				PreConfig: burst,
+				PreConfig: burst(updateMethods),
 				Config:    clusterAndPairConfig("acc-bursts", 8, "b"),
+				Check:     burstMet,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("max_nodes"), knownvalue.Int64Exact(8)),
 					statecheck.ExpectKnownValue("dwsfallback_cluster.test", tfjsonpath.New("labels").AtMapKey("purpose"), knownvalue.StringExact("b")),
 				},
 			},
 			{
-				PreConfig: burst,
+				PreConfig: burst(destroyMethods),
 				Config:    clusterAndPairConfig("acc-bursts", 8, "b"),
 				Destroy:   true,
+			},
+			{
+				// Destroy steps run no Check: this step confirms the destroy met its faults.
+				PreConfig: func() {
+					if err := burstMet(nil); err != nil {
+						t.Error(err)
+					}
+				},
+				Config:             clusterAndPairConfig("acc-bursts", 8, "b"),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
 			},
 		},
 	})
@@ -122,7 +145,7 @@ resource "dwsfallback_tpu_pool_pair" "b" {
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			Check: func(*terraform.State) error {
-				pools := testPoolsNoT(ref)
+				pools := testPools(t, ref)
 				for _, n := range []string{"od-a", "dws-a", "od-b", "dws-b"} {
 					if pools[n] == nil || pools[n].GetStatus().String() != "RUNNING" {
 						return fmt.Errorf("pool %s is not RUNNING: %v", n, pools[n].GetStatus())
@@ -154,7 +177,7 @@ func TestAccFaults_slowerThanTimeout(t *testing.T) {
 				PreConfig: func() { emu.SlowOperations(0) },
 				Config:    base,
 				Check: func(*terraform.State) error {
-					pools := testPoolsNoT(ref)
+					pools := testPools(t, ref)
 					if len(pools) != 3 || pools["od"] == nil || pools["dws"] == nil {
 						return fmt.Errorf("want default-pool, od and dws; have %v", poolNames(pools))
 					}

@@ -3,12 +3,17 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
@@ -73,7 +78,10 @@ resource "dwsfallback_rayjob" "test" {
 // Kueue's webhook not answering yet (as right after Kueue starts): the apply waits for it and finishes.
 func TestAccFaults_webhookNotAnswering(t *testing.T) {
 	s := requireStack(t)
-	kubectl(t, `
+	// The webhook points at a listener of the test's that drops every connection, so the test sees the API server
+	// try it (the fault met) before it takes the webhook away.
+	addr, hits := droppingListener(t, "127.0.0.1:0")
+	kubectl(t, fmt.Sprintf(`
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata:
@@ -81,7 +89,7 @@ metadata:
 webhooks:
 - name: unreachable.kueue.x-k8s.io
   clientConfig:
-    url: https://127.0.0.1:1/validate
+    url: https://%s/validate
   rules:
   - apiGroups: ["kueue.x-k8s.io"]
     apiVersions: ["*"]
@@ -90,7 +98,7 @@ webhooks:
   failurePolicy: Fail
   sideEffects: None
   admissionReviewVersions: ["v1"]
-`, "apply", "-f", "-")
+`, addr), "apply", "-f", "-")
 	t.Cleanup(func() {
 		kubectl(t, "", "delete", "validatingwebhookconfiguration", "acc-unreachable-kueue", "--ignore-not-found")
 	})
@@ -100,11 +108,18 @@ webhooks:
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
 				go func() {
-					time.Sleep(4 * time.Second)
-					kubectl(t, "", "delete", "validatingwebhookconfiguration", "acc-unreachable-kueue")
+					if waitFor(2*time.Minute, func() bool { return hits() >= 2 }) {
+						kubectl(t, "", "delete", "validatingwebhookconfiguration", "acc-unreachable-kueue")
+					}
 				}()
 			},
 			Config: cfg,
+			Check: func(*terraform.State) error {
+				if hits() < 2 {
+					return fmt.Errorf("the webhook was called %d times: the apply never met the fault", hits())
+				}
+				return nil
+			},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(queueAddr, tfjsonpath.New("active"), knownvalue.Bool(true)),
 			},
@@ -112,26 +127,37 @@ webhooks:
 	})
 }
 
-// The API server goes away just before the apply and comes back seconds later: the apply finishes, and the next
-// plan is empty.
+// The API server goes away just before the apply and comes back once the provider has been refused: the apply
+// finishes, and the next plan is empty. While it is down, a listener of the test's holds its port and drops the
+// provider's connections, so the test knows the provider met the fault.
 func TestAccFaults_apiServerRestart(t *testing.T) {
 	s := startStack(t, false)
 	cfg := kubeBlockProvider(s, s.AdminToken) + faultQueue("restart", "")
 	restarted := make(chan error, 1)
+	var hits func() int
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
 					s.StopAPIServer()
+					var stop func()
+					_, hits, stop = droppingListenerOn(t, strings.TrimPrefix(s.Host, "https://"))
 					go func() {
-						time.Sleep(5 * time.Second)
+						waitFor(2*time.Minute, func() bool { return hits() >= 1 })
+						stop()
 						ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 						defer cancel()
 						restarted <- s.StartAPIServer(ctx)
 					}()
 				},
 				Config: cfg,
+				Check: func(*terraform.State) error {
+					if hits() < 1 {
+						return fmt.Errorf("no connection reached the stopped API server's port: the apply never met the fault")
+					}
+					return nil
+				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(queueAddr, tfjsonpath.New("active"), knownvalue.Bool(true)),
 				},
@@ -142,6 +168,50 @@ func TestAccFaults_apiServerRestart(t *testing.T) {
 	if err := <-restarted; err != nil {
 		t.Fatalf("restarting the API server: %v", err)
 	}
+}
+
+// droppingListener accepts TCP connections on addr and closes each at once, counting them.
+func droppingListener(t *testing.T, addr string) (string, func() int) {
+	t.Helper()
+	bound, hits, stop := droppingListenerOn(t, addr)
+	t.Cleanup(stop)
+	return bound, hits
+}
+
+// droppingListenerOn is droppingListener on a given address (retried for a while: a stopped server's port may take a
+// moment to free); stop closes it.
+func droppingListenerOn(t *testing.T, addr string) (bound string, hits func() int, stop func()) {
+	t.Helper()
+	var l net.Listener
+	var err error
+	if !waitFor(10*time.Second, func() bool { l, err = net.Listen("tcp", addr); return err == nil }) {
+		t.Fatalf("listening on %s: %v", addr, err)
+	}
+	var n atomic.Int64
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			_ = c.Close()
+		}
+	}()
+	var once sync.Once
+	return l.Addr().String(), func() int { return int(n.Load()) }, func() { once.Do(func() { _ = l.Close() }) }
+}
+
+// waitFor polls ok until it holds or d has passed, and says which.
+func waitFor(d time.Duration, ok func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
 }
 
 // Another field manager owns a field with another value: with force_conflicts = false the apply names the conflict

@@ -567,7 +567,7 @@ func requireNamespaces(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 			continue
 		}
 		seen[ns] = true
-		_, err := c.Core.Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		err := kube.Retry(ctx, func() error { _, err := c.Core.Namespaces().Get(ctx, ns, metav1.GetOptions{}); return err })
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("namespace %s of LocalQueue %s does not exist on %s. Create it first (kubectl create namespace %s, or a "+
 				"kubernetes_namespace resource this queue depends on), then apply again; nothing was written", ns, lq.Name.ValueString(), c.Host, ns)

@@ -30,7 +30,8 @@ func (u users) of(kind, name string) []string { return u[kind+"/"+name] }
 // still count: Kueue keeps their objects in use until they are gone.
 func findUsers(ctx context.Context, c *kube.Clients, self string) (users, error) {
 	api := c.Kueue.KueueV1beta2()
-	cqs, err := api.ClusterQueues().List(ctx, metav1.ListOptions{})
+	var cqs *kueue.ClusterQueueList
+	err := kube.Retry(ctx, func() (err error) { cqs, err = api.ClusterQueues().List(ctx, metav1.ListOptions{}); return err })
 	if err != nil {
 		return nil, kubeError(c, "ClusterQueue", "*", err)
 	}
@@ -60,7 +61,8 @@ func findUsers(ctx context.Context, c *kube.Clients, self string) (users, error)
 	if len(checkNames) == 0 {
 		return u, nil
 	}
-	acs, err := api.AdmissionChecks().List(ctx, metav1.ListOptions{})
+	var acs *kueue.AdmissionCheckList
+	err = kube.Retry(ctx, func() (err error) { acs, err = api.AdmissionChecks().List(ctx, metav1.ListOptions{}); return err })
 	if err != nil {
 		return nil, kubeError(c, "AdmissionCheck", "*", err)
 	}
@@ -177,7 +179,11 @@ type quotaHolder struct {
 // findQuotaHolders lists the Workloads that hold quota in the ClusterQueue, read from the Workloads themselves: the
 // ClusterQueue's counters lag behind (a freshly admitted job shows as 0 for a moment).
 func findQuotaHolders(ctx context.Context, c *kube.Clients, cq string) ([]quotaHolder, error) {
-	list, err := c.Kueue.KueueV1beta2().Workloads(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	var list *kueue.WorkloadList
+	err := kube.Retry(ctx, func() (err error) {
+		list, err = c.Kueue.KueueV1beta2().Workloads(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		return err
+	})
 	if err != nil {
 		return nil, kubeError(c, "Workload", "*", err)
 	}

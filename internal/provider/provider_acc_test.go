@@ -115,7 +115,7 @@ func testPools(t *testing.T, ref clusterRef) map[string]*containerpb.NodePool {
 	return pools
 }
 
-// gkeAPIForCheck and testPoolsNoT serve check functions, which run outside a *testing.T.
+// gkeAPIForCheck serves check functions that have no *testing.T (CheckDestroy).
 func gkeAPIForCheck() *gke.Client {
 	api, err := container.NewClusterManagerRESTClient(context.Background(),
 		option.WithEndpoint(emuEndpoint),
@@ -126,7 +126,3 @@ func gkeAPIForCheck() *gke.Client {
 	return gke.NewClient(api, gke.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 1.5})
 }
 
-func testPoolsNoT(ref clusterRef) map[string]*containerpb.NodePool {
-	pools, _ := listPools(context.Background(), gkeAPIForCheck(), ref)
-	return pools
-}

@@ -89,7 +89,7 @@ func envVars(env map[string]string) []corev1.EnvVar {
 	return out
 }
 
-// expandRayJob builds the RayJob the tutorial's rayjob-tpu-v6e-dws.yaml describes, from the resource's attributes.
+// expandRayJob builds the RayJob the tutorial's manifest (testdata/tutorial-rayjob.yaml) describes, from the resource's attributes.
 func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 	w := m.TPUWorkers
 	hosts, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64())

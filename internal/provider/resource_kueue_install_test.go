@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 
@@ -75,8 +76,12 @@ resource "dwsfallback_kueue_install" "test" {
 			if err != nil {
 				return err
 			}
-			if _, err := h.Get("kueue"); err == nil {
-				return fmt.Errorf("release kueue still installed after destroy")
+			if _, err := h.Get("kueue"); !helm.IsNotFound(err) {
+				return fmt.Errorf("release kueue after destroy: %v, want not found", err)
+			}
+			// The install made kueue-system, so its destroy removes it.
+			if _, err := admin.Core.Namespaces().Get(context.Background(), "kueue-system", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("namespace kueue-system after destroy: %v, want not found", err)
 			}
 			return nil
 		},

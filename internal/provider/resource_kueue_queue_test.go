@@ -17,7 +17,7 @@ import (
 
 const queueAddr = "dwsfallback_kueue_queue.test"
 
-// queueConfig is the tutorial's dws-tpu-queue.yaml as this resource, with every name prefixed so tests sharing one
+// queueConfig is the tutorial's queue manifest (testdata/tutorial-queue.yaml) as this resource, with every name prefixed so tests sharing one
 // control plane do not meet. tpu is the on-demand TPU quota.
 func queueConfig(cluster, p string, tpu int) string {
 	return fmt.Sprintf(`

@@ -257,7 +257,8 @@ func refuseSharedFilesChange(ctx context.Context, c *kube.Clients, cm *corev1.Co
 
 // configMapUsers names the RayJobs of ns, other than except and those being deleted, that mount ConfigMap cm.
 func configMapUsers(ctx context.Context, c *kube.Clients, ns, cm, except string) ([]string, error) {
-	list, err := c.Ray.RayV1().RayJobs(ns).List(ctx, metav1.ListOptions{})
+	var list *rayv1.RayJobList
+	err := kube.Retry(ctx, func() (err error) { list, err = c.Ray.RayV1().RayJobs(ns).List(ctx, metav1.ListOptions{}); return err })
 	if err != nil {
 		return nil, rayJobError(c, err)
 	}

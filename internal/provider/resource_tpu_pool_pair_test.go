@@ -85,11 +85,11 @@ func TestAccTPUPoolPair_basic(t *testing.T) {
 				}},
 				Check: func(*terraform.State) error {
 					for _, name := range []string{"od", "dws"} {
-						if got := testPoolsNoT(ref)[name].GetAutoscaling().GetMaxNodeCount(); got != 8 {
+						if got := testPools(t, ref)[name].GetAutoscaling().GetMaxNodeCount(); got != 8 {
 							return fmt.Errorf("pool %s max nodes = %d, want 8", name, got)
 						}
 					}
-					onDemandEtag = testPoolsNoT(ref)["od"].GetEtag()
+					onDemandEtag = testPools(t, ref)["od"].GetEtag()
 					return nil
 				},
 			},
@@ -103,7 +103,7 @@ func TestAccTPUPoolPair_basic(t *testing.T) {
 					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("id"), knownvalue.StringExact(ref.String()+"/nodePools/od,dws-b")),
 				},
 				Check: func(*terraform.State) error {
-					pools := testPoolsNoT(ref)
+					pools := testPools(t, ref)
 					if pools["dws"] != nil || pools["dws-b"] == nil {
 						return fmt.Errorf("want dws replaced by dws-b, have pools %v", poolNames(pools))
 					}
@@ -148,7 +148,7 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					if got := testPoolsNoT(ref)["dws"].GetAutoscaling().GetMaxNodeCount(); got != 4 {
+					if got := testPools(t, ref)["dws"].GetAutoscaling().GetMaxNodeCount(); got != 4 {
 						return fmt.Errorf("apply did not restore the flex pool's max nodes: %d, want 4", got)
 					}
 					return nil
@@ -166,7 +166,7 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					pools := testPoolsNoT(ref)
+					pools := testPools(t, ref)
 					if od, fx := pools["od"].GetAutoscaling().GetMaxNodeCount(), pools["dws"].GetAutoscaling().GetMaxNodeCount(); od != 4 || fx != 4 {
 						return fmt.Errorf("after the apply: on-demand max %d, flex max %d; want both 4", od, fx)
 					}

@@ -14,6 +14,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
 // The Kubernetes-side acceptance tests share one real control plane (etcd, kube-apiserver, kube-controller-manager,
@@ -30,6 +31,7 @@ var (
 // binaries are missing: `make test` builds them.
 func requireStack(t *testing.T) *localstack.Stack {
 	t.Helper()
+	testutil.RequireAcceptance(t)
 	stackOnce.Do(func() {
 		bin := os.Getenv("DWSFALLBACK_STACK_BIN")
 		if bin == "" {
@@ -85,6 +87,7 @@ type kueueAPI = kueuev1beta2.KueueV1beta2Interface
 // what the shared stack runs.
 func startStack(t *testing.T, noKueue bool) *localstack.Stack {
 	t.Helper()
+	testutil.RequireAcceptance(t)
 	bin := os.Getenv("DWSFALLBACK_STACK_BIN")
 	if bin == "" {
 		bin, _ = filepath.Abs("../../.local/bin")

@@ -55,7 +55,7 @@ resource "dwsfallback_tpu_pool_pair" "test" {
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(tutorial, "by-terraform"),
 			Check: func(*terraform.State) error {
-				fromTerraform := testPoolsNoT(byTerraform)
+				fromTerraform := testPools(t, byTerraform)
 				for _, name := range []string{"on-demand-pool", "dws-pool"} {
 					if diff := cmp.Diff(fromGcloud[name], fromTerraform[name], protocmp.Transform(),
 						protocmp.IgnoreFields(&containerpb.NodePool{}, "self_link", "etag")); diff != "" {

@@ -20,6 +20,7 @@ type Gcloud struct {
 // the test when gcloud is missing: the fidelity tests exist to run it.
 func NewGcloud(t *testing.T, endpoint, project, token string) *Gcloud {
 	t.Helper()
+	RequireAcceptance(t)
 	bin, err := exec.LookPath("gcloud")
 	if err != nil {
 		t.Fatalf("gcloud is not installed; the GKE emulator's fidelity tests need the real CLI (Debian package google-cloud-cli): %v", err)
@@ -76,4 +77,13 @@ func TutorialPools(cluster, onDemand, dws string) [][]string {
 func TutorialCluster(cluster, project string) []string {
 	return []string{"container", "clusters", "create", cluster, "--cluster-version=1.34", "--machine-type=n2-standard-16",
 		"--location=us-east5-b", "--enable-image-streaming", "--addons=RayOperator", "--project=" + project}
+}
+
+// RequireAcceptance skips a test that needs more than Go (the local stack's binaries, etcd, gcloud, terraform) unless
+// TF_ACC is set, as `make test` sets it: `make unit` runs on a machine with Go alone.
+func RequireAcceptance(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("needs the local stack, gcloud or terraform: set TF_ACC=1 (make test does)")
+	}
 }
