@@ -125,4 +125,3 @@ func gkeAPIForCheck() *gke.Client {
 	}
 	return gke.NewClient(api, gke.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 1.5})
 }
-
