@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -13,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -134,4 +138,120 @@ func withClusterScope(attrs map[string]schema.Attribute, required bool, what str
 		attrs[k] = v
 	}
 	return attrs
+}
+
+var (
+	clusterNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+	clusterPathRE = regexp.MustCompile(`^projects/([^/]+)/(?:locations|zones)/([^/]+)/clusters/([a-z]([-a-z0-9]{0,38}[a-z0-9])?)$`)
+)
+
+// clusterRef names a GKE cluster fully.
+type clusterRef struct {
+	Project, Location, Name string
+}
+
+func (c clusterRef) String() string {
+	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", c.Project, c.Location, c.Name)
+}
+
+// parseCluster reads a `cluster` attribute: a bare name, or projects/P/locations/L/clusters/C (the form of the
+// cluster resource's id). A bare name leaves Project and Location empty.
+func parseCluster(s string) (clusterRef, error) {
+	if m := clusterPathRE.FindStringSubmatch(s); m != nil {
+		return clusterRef{Project: m[1], Location: m[2], Name: m[3]}, nil
+	}
+	if clusterNameRE.MatchString(s) {
+		return clusterRef{Name: s}, nil
+	}
+	return clusterRef{}, fmt.Errorf("%q is neither a cluster name (lowercase letters, digits and dashes, at most 40, "+
+		"starting with a letter) nor a cluster id of the form projects/PROJECT/locations/LOCATION/clusters/NAME", s)
+}
+
+// resolveCluster fills in project and location: from the cluster id if it is one, else from the resource's own
+// attributes, else from the provider's defaults.
+func resolveCluster(cluster, project, location string, c clients) (clusterRef, error) {
+	ref, err := parseCluster(cluster)
+	if err != nil {
+		return ref, err
+	}
+	defProject, defLocation := c.Defaults()
+	pick := func(vals ...string) string {
+		for _, v := range vals {
+			if v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	if ref.Project != "" && project != "" && ref.Project != project {
+		return ref, fmt.Errorf("cluster id names project %q but project is %q; drop one of them", ref.Project, project)
+	}
+	if ref.Location != "" && location != "" && ref.Location != location {
+		return ref, fmt.Errorf("cluster id names location %q but location is %q; drop one of them", ref.Location, location)
+	}
+	ref.Project = pick(ref.Project, project, defProject)
+	ref.Location = pick(ref.Location, location, defLocation)
+	if ref.Project == "" {
+		return ref, fmt.Errorf("no project for cluster %q: set project on the resource or the provider, GOOGLE_PROJECT, or use a full cluster id", cluster)
+	}
+	if ref.Location == "" {
+		return ref, fmt.Errorf("no location for cluster %q: set location on the resource or the provider, or use a full cluster id", cluster)
+	}
+	return ref, nil
+}
+
+// sameCluster reports whether two spellings of the cluster attribute name the same cluster.
+func sameCluster(a, b string) bool {
+	ra, errA := parseCluster(a)
+	rb, errB := parseCluster(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	if ra.Project != "" && rb.Project != "" {
+		return ra == rb
+	}
+	return ra.Name == rb.Name
+}
+
+// kubeFor returns the Kubernetes clients for a resource's cluster attributes: through GKE when cluster is set, else
+// through the provider's kubernetes block.
+func kubeFor(ctx context.Context, c clients, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
+	return connectKube(ctx, c, cluster, project, location, diags, nil)
+}
+
+// connectKube is kubeFor; when GKE no longer has the cluster and gone is not nil, it calls gone instead of reporting
+// an error.
+func connectKube(ctx context.Context, c clients, cluster, project, location types.String, diags *diag.Diagnostics, gone func(clusterRef)) (*kube.Clients, bool) {
+	var ref clusterRef
+	if !cluster.IsNull() {
+		var err error
+		if ref, err = resolveCluster(cluster.ValueString(), project.ValueString(), location.ValueString(), c); err != nil {
+			diags.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
+			return nil, false
+		}
+	} else if !c.HasKubernetesBlock() {
+		diags.AddAttributeError(path.Root("cluster"), "No cluster",
+			"Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
+		return nil, false
+	}
+	k, err := c.Kube(ctx, ref)
+	if gone != nil && !cluster.IsNull() && gke.IsNotFound(err) {
+		gone(ref)
+		return nil, false
+	}
+	if err != nil {
+		diags.AddError("connecting to Kubernetes", err.Error())
+		return nil, false
+	}
+	return k, true
+}
+
+// kubeForRead is kubeFor for Read: when GKE no longer has the cluster, the objects went with it, so the resource
+// leaves state (and is planned again) instead of failing every plan.
+func kubeForRead(ctx context.Context, c clients, cluster, project, location types.String, resp *resource.ReadResponse) (*kube.Clients, bool) {
+	return connectKube(ctx, c, cluster, project, location, &resp.Diagnostics, func(ref clusterRef) {
+		resp.Diagnostics.AddWarning("Cluster not found",
+			fmt.Sprintf("GKE has no cluster %s any more; its Kubernetes objects went with it and will be planned again.", ref))
+		resp.State.RemoveResource(ctx)
+	})
 }

@@ -1,11 +1,15 @@
 package provider
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -129,26 +133,6 @@ func resourceOrder(quotas map[string]string) []string {
 		return names[i] < names[j]
 	})
 	return names
-}
-
-func stringMap(m types.Map) map[string]string {
-	out := map[string]string{}
-	for k, v := range m.Elements() {
-		if s, ok := v.(types.String); ok {
-			out[k] = s.ValueString()
-		}
-	}
-	return out
-}
-
-func stringList(l types.List) []string {
-	var out []string
-	for _, v := range l.Elements() {
-		if s, ok := v.(types.String); ok {
-			out = append(out, s.ValueString())
-		}
-	}
-	return out
 }
 
 func expandResourceFlavor(f flavorModel) *kueueac.ResourceFlavorApplyConfiguration {
@@ -285,17 +269,6 @@ func quantityMap(quotas []kueue.ResourceQuota, prior types.Map) types.Map {
 			}
 		}
 		vals[string(q.Name)] = types.StringValue(s)
-	}
-	return types.MapValueMust(types.StringType, vals)
-}
-
-func mapValue(m map[string]string) types.Map {
-	if len(m) == 0 {
-		return types.MapNull(types.StringType)
-	}
-	vals := map[string]attr.Value{}
-	for k, v := range m {
-		vals[k] = types.StringValue(v)
 	}
 	return types.MapValueMust(types.StringType, vals)
 }
@@ -486,4 +459,110 @@ func setQueueStatus(m *kueueQueueModel, cq *kueue.ClusterQueue) {
 	}
 	m.PendingWorkloads = types.Int64Value(int64(cq.Status.PendingWorkloads))
 	m.AdmittedWorkloads = types.Int64Value(int64(cq.Status.AdmittedWorkloads))
+}
+
+// The API server keeps quantities in canonical form (1000000000 becomes 1G), so on import the spelling the user
+// wrote is lost unless someone kept it. kubectl keeps it in its last-applied-configuration annotation; the provider
+// keeps its own in quotaSpellingAnnotation. Either lets an import plan no change.
+const (
+	quotaSpellingAnnotation = "dwsfallback/quota-spelling"
+	kubectlLastApplied      = "kubectl.kubernetes.io/last-applied-configuration"
+)
+
+// quotaSpellings is flavor -> resource -> quantity as written.
+type quotaSpellings map[string]map[string]string
+
+func (m *kueueQueueModel) quotaSpellings() string {
+	out := quotaSpellings{}
+	for _, f := range m.Flavors {
+		out[f.Name.ValueString()] = stringMap(f.Quotas)
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// recordedSpellings reads the spellings kept on a ClusterQueue, the provider's own first, then kubectl's.
+func recordedSpellings(cq *kueue.ClusterQueue) quotaSpellings {
+	if s, ok := cq.Annotations[quotaSpellingAnnotation]; ok {
+		var out quotaSpellings
+		if json.Unmarshal([]byte(s), &out) == nil {
+			return out
+		}
+	}
+	s, ok := cq.Annotations[kubectlLastApplied]
+	if !ok {
+		return nil
+	}
+	var last struct {
+		Spec struct {
+			ResourceGroups []struct {
+				Flavors []struct {
+					Name      string `json:"name"`
+					Resources []struct {
+						Name         string `json:"name"`
+						NominalQuota any    `json:"nominalQuota"` // a JSON number or a string ("20Gi")
+					} `json:"resources"`
+				} `json:"flavors"`
+			} `json:"resourceGroups"`
+		} `json:"spec"`
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	dec.UseNumber()
+	if dec.Decode(&last) != nil {
+		return nil
+	}
+	out := quotaSpellings{}
+	for _, g := range last.Spec.ResourceGroups {
+		for _, f := range g.Flavors {
+			out[f.Name] = map[string]string{}
+			for _, r := range f.Resources {
+				out[f.Name][r.Name] = fmt.Sprint(r.NominalQuota)
+			}
+		}
+	}
+	return out
+}
+
+// removedObjects is what was applied before (prior state and the private record) and plan no longer names.
+func removedObjects(before queueObjectNames, plan *kueueQueueModel) queueObjectNames {
+	keep := plan.objectNames()
+	return queueObjectNames{
+		Flavors:     subtract(before.Flavors, keep.Flavors),
+		Checks:      subtract(before.Checks, keep.Checks),
+		Configs:     subtract(before.Configs, keep.Configs),
+		LocalQueues: subtract(before.LocalQueues, keep.LocalQueues),
+	}
+}
+
+func subtract(a, b []string) []string {
+	drop := map[string]bool{}
+	for _, s := range b {
+		drop[s] = true
+	}
+	var out []string
+	for _, s := range a {
+		if !drop[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// privateObjects is the private record of every object name this resource applied. Read drops objects deleted out of
+// band from state (so the plan shows them), which would otherwise make Delete forget what to delete.
+const privateObjects = "applied_objects"
+
+func appliedObjects(ctx context.Context, p privateState, diags *diag.Diagnostics) queueObjectNames {
+	var o queueObjectNames
+	b, d := p.GetKey(ctx, privateObjects)
+	diags.Append(d...)
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &o)
+	}
+	return o
+}
+
+func recordObjects(ctx context.Context, p privateState, o queueObjectNames, diags *diag.Diagnostics) {
+	b, _ := json.Marshal(o)
+	diags.Append(p.SetKey(ctx, privateObjects, b)...)
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -75,15 +74,6 @@ func validateQueue(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
 		}
 		queues[k] = true
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // validateTPUFlavors refuses TPU flavors that Kueue cannot tell apart. Kueue matches a job to a flavor only on the

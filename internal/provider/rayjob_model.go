@@ -1,8 +1,23 @@
 package provider
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 type rayJobModel struct {
@@ -31,6 +46,13 @@ type rayJobModel struct {
 	WaitFor                  types.String     `tfsdk:"wait_for"`
 	ResubmitWhenDeleted      types.Bool       `tfsdk:"resubmit_when_deleted"`
 
+	rayJobStatusModel
+
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+// rayJobStatusModel is where a job stands, as Kueue and KubeRay report it: shared by the resource and the data source.
+type rayJobStatusModel struct {
 	WorkloadName        types.String `tfsdk:"workload_name"`
 	Admitted            types.Bool   `tfsdk:"admitted"`
 	AdmittedFlavor      types.String `tfsdk:"admitted_flavor"`
@@ -42,8 +64,21 @@ type rayJobModel struct {
 	StartTime           types.String `tfsdk:"start_time"`
 	EndTime             types.String `tfsdk:"end_time"`
 	Message             types.String `tfsdk:"message"`
+}
 
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
+// rayJobStatusAttributes describe the status attributes, for the resource's and the data source's schema.
+var rayJobStatusAttributes = []struct{ name, kind, desc string }{
+	{"workload_name", "string", "Name of Kueue's Workload for the job."},
+	{"admitted", "bool", "Whether Kueue admitted the job."},
+	{"admitted_flavor", "string", "The ResourceFlavor of the TPU workers, e.g. `on-demand` (plan A) or `dws` (plan B)."},
+	{"admission_checks", "map", "Admission check name to state (`Pending`, `Ready`, `Retry`, `Rejected`)."},
+	{"job_status", "string", "Ray's job status (`PENDING`, `RUNNING`, `SUCCEEDED`, `FAILED`, `STOPPED`)."},
+	{"job_deployment_status", "string", "KubeRay's deployment status (`Suspended`, `Initializing`, `Running`, `Complete`, `Failed`, ...)."},
+	{"ray_cluster_name", "string", "The RayCluster KubeRay made for the job."},
+	{"dashboard_url", "string", "Ray dashboard address."},
+	{"start_time", "string", "When the job started (RFC 3339)."},
+	{"end_time", "string", "When the job ended (RFC 3339)."},
+	{"message", "string", "Kueue's or KubeRay's latest message about the job."},
 }
 
 type runtimeEnvModel struct {
@@ -66,4 +101,367 @@ type tpuWorkersModel struct {
 	MaxReplicas  types.Int64  `tfsdk:"max_replicas"`
 	CPU          types.String `tfsdk:"cpu"`
 	Memory       types.String `tfsdk:"memory"`
+}
+
+// The labels, annotations, taints and node labels a TPU RayJob on GKE with Kueue needs.
+const (
+	queueNameLabel        = "kueue.x-k8s.io/queue-name"
+	elasticJobAnnotation  = "kueue.x-k8s.io/elastic-job"
+	tpuResource           = "google.com/tpu"
+	queuedTaint           = "cloud.google.com/gke-queued"
+	tpuAcceleratorLabel   = "cloud.google.com/gke-tpu-accelerator"
+	tpuTopologyLabel      = "cloud.google.com/gke-tpu-topology"
+	filesVolume           = "train-script-volume"
+	specHashAnnotation    = "dwsfallback/spec-hash"
+	defaultFilesMountPath = "/app"
+)
+
+// numOfHosts is how many TPU VMs one slice of the topology spans: its chips over the chips of one node.
+func numOfHosts(topology string, chipsPerNode int64) (int32, error) {
+	dims, err := catalog.ParseTopology(topology)
+	if err != nil {
+		return 0, err
+	}
+	chips := int64(1)
+	for _, d := range dims {
+		chips *= int64(d)
+	}
+	if chipsPerNode < 1 || chips%chipsPerNode != 0 {
+		return 0, fmt.Errorf("topology %s has %d chips, not a whole number of %d-chip nodes", topology, chips, chipsPerNode)
+	}
+	return int32(chips / chipsPerNode), nil
+}
+
+// runtimeEnvYAML renders runtime_env as the YAML RayJob's runtimeEnvYAML carries, laid out as the tutorial writes it.
+// Each entry is a YAML scalar of its own, quoted where it must be: a pip line with " #" or ": " in it would otherwise
+// mean something else to Ray.
+func runtimeEnvYAML(pip []string) (string, error) {
+	if len(pip) == 0 {
+		return "", nil
+	}
+	var b strings.Builder
+	b.WriteString("pip:\n")
+	for _, p := range pip {
+		v, err := yaml.Marshal(p)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "  - %s\n", strings.TrimSuffix(string(v), "\n"))
+	}
+	return b.String(), nil
+}
+
+// quantity parses a quantity that plan-time validation already accepted; what attr names it in the error otherwise.
+func quantity(what, s string) (resource.Quantity, error) {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return q, fmt.Errorf("%s: %q is not a Kubernetes quantity (examples: 2, 500m, 4Gi)", what, s)
+	}
+	return q, nil
+}
+
+// envVars is env as container variables, by name, so the spec is stable.
+func envVars(env map[string]string) []corev1.EnvVar {
+	if len(env) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]corev1.EnvVar, 0, len(names))
+	for _, n := range names {
+		out = append(out, corev1.EnvVar{Name: n, Value: env[n]})
+	}
+	return out
+}
+
+// expandRayJob builds the RayJob the tutorial's manifest (testdata/tutorial-rayjob.yaml) describes, from the resource's attributes.
+func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
+	w := m.TPUWorkers
+	hosts, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64())
+	if err != nil {
+		return nil, err
+	}
+	labels := stringMap(m.Labels)
+	if q := m.Queue.ValueString(); q != "" {
+		labels[queueNameLabel] = q
+	}
+	annotations := stringMap(m.Annotations)
+	if m.Elastic.ValueBool() {
+		annotations[elasticJobAnnotation] = "true"
+	}
+	var mounts []corev1.VolumeMount
+	var volumes []corev1.Volume
+	if len(m.Files.Elements()) > 0 {
+		mounts = []corev1.VolumeMount{{Name: filesVolume, MountPath: m.FilesMountPath.ValueString()}}
+		volumes = []corev1.Volume{{Name: filesVolume, VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: m.FilesConfigMap.ValueString()}}}}}
+	}
+	env := envVars(stringMap(m.Env))
+	image := m.Image.ValueString()
+	var qerr error
+	q := func(what string, v types.String) resource.Quantity {
+		out, err := quantity(what, v.ValueString())
+		if err != nil && qerr == nil {
+			qerr = err
+		}
+		return out
+	}
+	headRes := corev1.ResourceList{corev1.ResourceCPU: q("head.cpu", m.Head.CPU), corev1.ResourceMemory: q("head.memory", m.Head.Memory)}
+	workerRes := corev1.ResourceList{
+		corev1.ResourceCPU: q("tpu_workers.cpu", w.CPU), corev1.ResourceMemory: q("tpu_workers.memory", w.Memory),
+		tpuResource: *resource.NewQuantity(w.ChipsPerNode.ValueInt64(), resource.DecimalSI),
+	}
+	if qerr != nil {
+		return nil, qerr
+	}
+	var pip []string
+	if m.RuntimeEnv != nil {
+		pip = stringList(m.RuntimeEnv.Pip)
+	}
+	runtimeEnv, err := runtimeEnvYAML(pip)
+	if err != nil {
+		return nil, err
+	}
+	autoscaling := m.EnableInTreeAutoscaling.ValueBool()
+	replicas, minR, maxR := int32(w.Replicas.ValueInt64()), int32(w.MinReplicas.ValueInt64()), int32(w.MaxReplicas.ValueInt64())
+	headSelector := stringMap(m.Head.NodeSelector)
+	if len(headSelector) == 0 {
+		headSelector = nil
+	}
+	job := &rayv1.RayJob{
+		TypeMeta: metav1.TypeMeta{APIVersion: rayv1.GroupVersion.String(), Kind: "RayJob"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
+			Labels: nilIfEmpty(labels), Annotations: nilIfEmpty(annotations),
+		},
+		Spec: rayv1.RayJobSpec{
+			ShutdownAfterJobFinishes: m.ShutdownAfterJobFinishes.ValueBool(),
+			Entrypoint:               m.Entrypoint.ValueString(),
+			RuntimeEnvYAML:           runtimeEnv,
+			RayClusterSpec: &rayv1.RayClusterSpec{
+				EnableInTreeAutoscaling: &autoscaling,
+				HeadGroupSpec: rayv1.HeadGroupSpec{
+					RayStartParams: map[string]string{},
+					Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+						NodeSelector: headSelector,
+						Containers: []corev1.Container{{
+							Name:  "ray-head",
+							Image: image,
+							Ports: []corev1.ContainerPort{
+								{ContainerPort: 6379, Name: "gcs-server"},
+								{ContainerPort: 8265, Name: "dashboard"},
+								{ContainerPort: 10001, Name: "client"},
+							},
+							Env:          env,
+							Resources:    corev1.ResourceRequirements{Limits: headRes, Requests: headRes.DeepCopy()},
+							VolumeMounts: mounts,
+						}},
+						Volumes: volumes,
+					}},
+				},
+				WorkerGroupSpecs: []rayv1.WorkerGroupSpec{{
+					Replicas: &replicas, MinReplicas: &minR, MaxReplicas: &maxR,
+					NumOfHosts:     hosts,
+					GroupName:      w.GroupName.ValueString(),
+					RayStartParams: map[string]string{},
+					Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+						Tolerations: []corev1.Toleration{
+							{Key: tpuResource, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+							{Key: queuedTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+						},
+						Containers: []corev1.Container{{
+							Name:         "ray-worker",
+							Image:        image,
+							Env:          env,
+							Resources:    corev1.ResourceRequirements{Limits: workerRes, Requests: workerRes.DeepCopy()},
+							VolumeMounts: mounts,
+						}},
+						Volumes: volumes,
+						NodeSelector: map[string]string{
+							tpuAcceleratorLabel: w.Accelerator.ValueString(),
+							tpuTopologyLabel:    w.Topology.ValueString(),
+						},
+					}},
+				}},
+			},
+		},
+	}
+	return job, nil
+}
+
+// expandFilesConfigMap is the ConfigMap `kubectl create configmap NAME --from-file=...` makes of files.
+func expandFilesConfigMap(m *rayJobModel) *corev1.ConfigMap {
+	if len(m.Files.Elements()) == 0 {
+		return nil
+	}
+	return &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: m.FilesConfigMap.ValueString(), Namespace: m.Namespace.ValueString()},
+		Data:       stringMap(m.Files),
+	}
+}
+
+func resourceParse(s string) (resource.Quantity, error) {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return q, fmt.Errorf("%q is not a Kubernetes quantity (examples: 2, 500m, 4Gi)", s)
+	}
+	return q, nil
+}
+
+// flattenJobStatus sets the computed attributes from the job and its Workload.
+func flattenJobStatus(m *rayJobStatusModel, p jobProgress) {
+	st := p.job.Status
+	m.JobStatus = types.StringValue(string(st.JobStatus))
+	m.JobDeploymentStatus = types.StringValue(string(st.JobDeploymentStatus))
+	m.RayClusterName = types.StringValue(st.RayClusterName)
+	m.DashboardURL = types.StringValue(st.DashboardURL)
+	m.StartTime, m.EndTime = timeValue(st.StartTime), timeValue(st.EndTime)
+	m.Message = types.StringValue(st.Message)
+	m.WorkloadName, m.AdmittedFlavor = types.StringValue(""), types.StringValue("")
+	m.Admitted = types.BoolValue(p.admitted())
+	checks := map[string]attr.Value{}
+	if wl := p.wl; wl != nil {
+		m.WorkloadName = types.StringValue(wl.Name)
+		m.AdmittedFlavor = types.StringValue(tpuAssignment(wl))
+		for _, ch := range wl.Status.AdmissionChecks {
+			checks[string(ch.Name)] = types.StringValue(string(ch.State))
+		}
+		if m.Message.ValueString() == "" {
+			m.Message = types.StringValue(p.phase())
+		}
+	}
+	m.AdmissionChecks = types.MapValueMust(types.StringType, checks)
+}
+
+func timeValue(t *metav1.Time) types.String {
+	if t == nil {
+		return types.StringValue("")
+	}
+	return types.StringValue(t.UTC().Format(time.RFC3339))
+}
+
+// flattenRayJobSpec reads a job's configuration back, for import: the reverse of expandRayJob. What Kueue and KubeRay
+// add to a job (injected node selectors, suspend, their annotations) is left out.
+func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) {
+	m.Namespace, m.Name = types.StringValue(job.Namespace), types.StringValue(job.Name)
+	labels := map[string]string{}
+	for k, v := range job.Labels {
+		if k == queueNameLabel {
+			m.Queue = types.StringValue(v)
+		} else if !strings.Contains(k, "kueue.x-k8s.io/") && !strings.Contains(k, "ray.io/") {
+			labels[k] = v
+		}
+	}
+	annotations := map[string]string{}
+	m.Elastic = types.BoolValue(false)
+	for k, v := range job.Annotations {
+		switch {
+		case k == elasticJobAnnotation:
+			m.Elastic = types.BoolValue(v == "true")
+		case k == specHashAnnotation, k == kubectlLastApplied, strings.HasPrefix(k, "kueue.x-k8s.io/"), strings.HasPrefix(k, "autoscaling.x-k8s.io/"), strings.Contains(k, "ray.io/"):
+		default:
+			annotations[k] = v
+		}
+	}
+	m.Labels, m.Annotations = mapValue(labels), mapValue(annotations)
+	spec := job.Spec
+	m.Entrypoint = types.StringValue(spec.Entrypoint)
+	m.ShutdownAfterJobFinishes = types.BoolValue(spec.ShutdownAfterJobFinishes)
+	m.RuntimeEnv = nil
+	if spec.RuntimeEnvYAML != "" {
+		var env struct {
+			Pip []string `json:"pip"`
+		}
+		if yaml.Unmarshal([]byte(spec.RuntimeEnvYAML), &env) == nil {
+			var pip []attr.Value
+			for _, p := range env.Pip {
+				pip = append(pip, types.StringValue(p))
+			}
+			m.RuntimeEnv = &runtimeEnvModel{Pip: types.ListValueMust(types.StringType, pip)}
+		}
+	}
+	rc := spec.RayClusterSpec
+	if rc == nil {
+		return
+	}
+	m.EnableInTreeAutoscaling = types.BoolValue(rc.EnableInTreeAutoscaling != nil && *rc.EnableInTreeAutoscaling)
+	head := rc.HeadGroupSpec.Template.Spec
+	m.Head = &headModel{NodeSelector: mapValue(head.NodeSelector)}
+	if len(head.Containers) > 0 {
+		hc := head.Containers[0]
+		m.Image = types.StringValue(hc.Image)
+		m.Head.CPU = types.StringValue(hc.Resources.Requests.Cpu().String())
+		m.Head.Memory = types.StringValue(hc.Resources.Requests.Memory().String())
+		env := map[string]string{}
+		for _, e := range hc.Env {
+			env[e.Name] = e.Value
+		}
+		m.Env = mapValue(env)
+		for _, vm := range hc.VolumeMounts {
+			if vm.Name == filesVolume {
+				m.FilesMountPath = types.StringValue(vm.MountPath)
+			}
+		}
+	}
+	for _, v := range head.Volumes {
+		if v.Name == filesVolume && v.ConfigMap != nil {
+			m.FilesConfigMap = types.StringValue(v.ConfigMap.Name)
+		}
+	}
+	if cm != nil {
+		m.Files = mapValue(cm.Data)
+	}
+	for _, g := range rc.WorkerGroupSpecs {
+		if len(g.Template.Spec.Containers) == 0 {
+			continue
+		}
+		wc := g.Template.Spec.Containers[0]
+		chips, ok := wc.Resources.Limits[tpuResource]
+		if !ok {
+			continue
+		}
+		w := &tpuWorkersModel{
+			GroupName:    types.StringValue(g.GroupName),
+			Accelerator:  types.StringValue(g.Template.Spec.NodeSelector[tpuAcceleratorLabel]),
+			Topology:     types.StringValue(g.Template.Spec.NodeSelector[tpuTopologyLabel]),
+			ChipsPerNode: types.Int64Value(chips.Value()),
+			CPU:          types.StringValue(wc.Resources.Requests.Cpu().String()),
+			Memory:       types.StringValue(wc.Resources.Requests.Memory().String()),
+		}
+		m.NumOfHosts = types.Int64Value(int64(g.NumOfHosts))
+		i64 := func(p *int32) types.Int64 {
+			if p == nil {
+				return types.Int64Value(0)
+			}
+			return types.Int64Value(int64(*p))
+		}
+		w.Replicas, w.MinReplicas, w.MaxReplicas = i64(g.Replicas), i64(g.MinReplicas), i64(g.MaxReplicas)
+		m.TPUWorkers = w
+		break
+	}
+}
+
+// withSpecHash marks the job with a hash of what was submitted, so a retry after an interrupted apply can tell its
+// own job from someone else's of the same name.
+func withSpecHash(job *rayv1.RayJob) map[string]string {
+	b, _ := json.Marshal(struct {
+		Labels map[string]string
+		Spec   rayv1.RayJobSpec
+	}{job.Labels, job.Spec})
+	sum := sha256.Sum256(b)
+	out := map[string]string{specHashAnnotation: hex.EncodeToString(sum[:8])}
+	for k, v := range job.Annotations {
+		out[k] = v
+	}
+	return out
+}
+
+func setUnknownStatus(m *rayJobStatusModel) {
+	m.WorkloadName, m.AdmittedFlavor, m.JobStatus, m.JobDeploymentStatus = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("")
+	m.RayClusterName, m.DashboardURL, m.StartTime, m.EndTime, m.Message = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("")
+	m.Admitted, m.AdmissionChecks = types.BoolValue(false), types.MapValueMust(types.StringType, nil)
 }

@@ -33,6 +33,17 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 	computed := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
+	attrs := map[string]schema.Attribute{}
+	for _, a := range rayJobStatusAttributes {
+		switch a.kind {
+		case "bool":
+			attrs[a.name] = schema.BoolAttribute{Computed: true, MarkdownDescription: a.desc}
+		case "map":
+			attrs[a.name] = schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: a.desc}
+		default:
+			attrs[a.name] = computed(a.desc)
+		}
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A training run: a KubeRay RayJob (and the ConfigMap of its files) submitted to a Kueue LocalQueue, " +
 			"as the tutorial's `rayjob-tpu-v6e-dws.yaml` and `kubectl create configmap` make them, with TPU tolerations and node " +
@@ -93,19 +104,11 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "What create waits for: `none`, `admitted` (by Kueue, the default), `running` or `complete`. A job not there within the create timeout fails with Kueue's or KubeRay's own message and stays in state."},
 			"resubmit_when_deleted": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: "Whether a finished job that was deleted (by KubeRay's cleanup or by hand) is submitted again. By default a finished run stays finished; a job deleted before it finished is always planned again."},
-			"workload_name":         computed("Name of Kueue's Workload for the job."),
-			"admitted":              schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether Kueue admitted the job."},
-			"admitted_flavor":       computed("The ResourceFlavor of the TPU workers, e.g. `on-demand` (plan A) or `dws` (plan B)."),
-			"admission_checks":      schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Admission check name to state (`Pending`, `Ready`, `Retry`, `Rejected`)."},
-			"job_status":            computed("Ray's job status (`PENDING`, `RUNNING`, `SUCCEEDED`, `FAILED`, `STOPPED`)."),
-			"job_deployment_status": computed("KubeRay's deployment status (`Suspended`, `Initializing`, `Running`, `Complete`, `Failed`, ...)."),
-			"ray_cluster_name":      computed("The RayCluster KubeRay made for the job."),
-			"dashboard_url":         computed("Ray dashboard address."),
-			"start_time":            computed("When the job started (RFC 3339)."),
-			"end_time":              computed("When the job ended (RFC 3339)."),
-			"message":               computed("Kueue's or KubeRay's latest message about the job."),
-			"timeouts":              timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
 		}, false, "job"),
+	}
+	for k, v := range attrs {
+		resp.Schema.Attributes[k] = v
 	}
 }
 

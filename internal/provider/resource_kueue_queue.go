@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -280,66 +279,4 @@ func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.Modify
 // kube returns the clients of the queue's cluster.
 func (r *kueueQueueResource) kube(ctx context.Context, m *kueueQueueModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
 	return kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
-}
-
-// settle waits for Kueue to report the queue Active and records its status.
-func (r *kueueQueueResource) settle(ctx context.Context, c *kube.Clients, m *kueueQueueModel, diags *diag.Diagnostics) {
-	if err := waitQueueActive(ctx, c, m); err != nil {
-		diags.AddError(fmt.Sprintf("waiting for Kueue queue (%s) to be Active", m.Name.ValueString()), err.Error())
-	}
-	o, err := findQueue(ctx, c, m, false)
-	if err != nil || o.cq == nil {
-		diags.AddError(fmt.Sprintf("reading Kueue queue (%s)", m.Name.ValueString()), fmt.Sprint(err))
-		return
-	}
-	setQueueStatus(m, o.cq)
-}
-
-// removedObjects is what was applied before (prior state and the private record) and plan no longer names.
-func removedObjects(before queueObjectNames, plan *kueueQueueModel) queueObjectNames {
-	keep := plan.objectNames()
-	return queueObjectNames{
-		Flavors:     subtract(before.Flavors, keep.Flavors),
-		Checks:      subtract(before.Checks, keep.Checks),
-		Configs:     subtract(before.Configs, keep.Configs),
-		LocalQueues: subtract(before.LocalQueues, keep.LocalQueues),
-	}
-}
-
-func subtract(a, b []string) []string {
-	drop := map[string]bool{}
-	for _, s := range b {
-		drop[s] = true
-	}
-	var out []string
-	for _, s := range a {
-		if !drop[s] {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// privateObjects is the private record of every object name this resource applied. Read drops objects deleted out of
-// band from state (so the plan shows them), which would otherwise make Delete forget what to delete.
-const privateObjects = "applied_objects"
-
-type privateState interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
-func appliedObjects(ctx context.Context, p privateState, diags *diag.Diagnostics) queueObjectNames {
-	var o queueObjectNames
-	b, d := p.GetKey(ctx, privateObjects)
-	diags.Append(d...)
-	if len(b) > 0 {
-		_ = json.Unmarshal(b, &o)
-	}
-	return o
-}
-
-func recordObjects(ctx context.Context, p privateState, o queueObjectNames, diags *diag.Diagnostics) {
-	b, _ := json.Marshal(o)
-	diags.Append(p.SetKey(ctx, privateObjects, b)...)
 }

@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"fmt"
+	"strings"
+
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -241,4 +244,79 @@ func setSlice(m *tpuPoolPairModel) {
 	m.ChipsPerNode = types.Int64Value(int64(s.ChipsPerNode))
 	m.NodesPerSlice = types.Int64Value(int64(s.NodesPerSlice))
 	m.ChipsPerSlice = types.Int64Value(int64(s.ChipsPerSlice))
+}
+
+// splitPoolPairID reads projects/P/locations/L/clusters/C/nodePools/ONDEMAND,FLEX.
+func splitPoolPairID(id string) (clusterRef, string, string, error) {
+	i := strings.Index(id, "/nodePools/")
+	if i < 0 {
+		return clusterRef{}, "", "", fmt.Errorf("id %q must look like projects/PROJECT/locations/LOCATION/clusters/CLUSTER/nodePools/ON_DEMAND_POOL,FLEX_START_POOL", id)
+	}
+	ref, err := parseCluster(id[:i])
+	if err != nil || ref.Project == "" {
+		return clusterRef{}, "", "", fmt.Errorf("id %q must look like projects/PROJECT/locations/LOCATION/clusters/CLUSTER/nodePools/ON_DEMAND_POOL,FLEX_START_POOL", id)
+	}
+	names := strings.Split(id[i+len("/nodePools/"):], ",")
+	if len(names) != 2 || names[0] == "" || names[1] == "" || names[0] == names[1] {
+		return clusterRef{}, "", "", fmt.Errorf("id %q must end with two different pool names, the on-demand one first: nodePools/ON_DEMAND_POOL,FLEX_START_POOL", id)
+	}
+	return ref, names[0], names[1], nil
+}
+
+func poolPairID(c clusterRef, onDemand, flex string) string {
+	return fmt.Sprintf("%s/nodePools/%s,%s", c, onDemand, flex)
+}
+
+// flattenPair sets st from GKE's view of the two pools. The shared attributes come from whichever pool exists; where
+// one pool's autoscaling bounds differ from state (changed by hand), that pool's value is read, whichever pool it is,
+// so the drift shows in the plan; the apply then sets only the pools that differ.
+func flattenPair(st *tpuPoolPairModel, ref clusterRef, onDemand, flex *containerpb.NodePool) {
+	st.Project, st.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
+	st.OnDemand = flattenNodePool(onDemandRole, onDemand)
+	st.FlexStart = flattenNodePool(flexStartRole, flex)
+	minN, maxN := st.MinNodes, st.MaxNodes
+	drifted := func(was types.Int64, live int64) bool { return was.IsNull() || was.ValueInt64() != live }
+	for _, np := range []*containerpb.NodePool{onDemand, flex} {
+		if np == nil {
+			continue
+		}
+		st.MachineType = types.StringValue(np.GetConfig().GetMachineType())
+		st.TPUTopology = types.StringValue(np.GetPlacementPolicy().GetTpuTopology())
+		as := np.GetAutoscaling()
+		lo, hi := int64(as.GetMinNodeCount()), int64(as.GetMaxNodeCount())
+		if !as.GetEnabled() {
+			lo, hi = 0, 0
+		}
+		// Compared with state, not with the other pool: a pool that matches state must not hide one that does not.
+		if drifted(st.MinNodes, lo) {
+			minN = types.Int64Value(lo)
+		}
+		if drifted(st.MaxNodes, hi) {
+			maxN = types.Int64Value(hi)
+		}
+	}
+	st.MinNodes, st.MaxNodes = minN, maxN
+	setSlice(st)
+}
+
+func needsReplacement(role poolRole, have *containerpb.NodePool, want poolModel) bool {
+	if have.GetName() != want.Name.ValueString() || have.GetStatus() == containerpb.NodePool_ERROR {
+		return true
+	}
+	return !role.flex && reservationAffinity(have) != want.ReservationAffinity.ValueString()
+}
+
+// incompatible says why an existing pool cannot stand in for the one this resource would create, or "".
+func incompatible(role poolRole, have, want *containerpb.NodePool) string {
+	switch {
+	case have.GetConfig().GetMachineType() != want.GetConfig().GetMachineType():
+		return fmt.Sprintf("has machine type %s, not %s", have.GetConfig().GetMachineType(), want.GetConfig().GetMachineType())
+	case have.GetPlacementPolicy().GetTpuTopology() != want.GetPlacementPolicy().GetTpuTopology():
+		return fmt.Sprintf("has TPU topology %q, not %q", have.GetPlacementPolicy().GetTpuTopology(), want.GetPlacementPolicy().GetTpuTopology())
+	case role.flex && (!have.GetConfig().GetFlexStart() || !have.GetQueuedProvisioning().GetEnabled()):
+		return "is not a flex-start pool with queued provisioning"
+	case !role.flex && (have.GetConfig().GetFlexStart() || have.GetQueuedProvisioning().GetEnabled()):
+		return "is a flex-start or queued-provisioning pool, not an on-demand one"
+	}
+	return ""
 }

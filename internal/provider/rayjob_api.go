@@ -7,29 +7,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	"sigs.k8s.io/yaml"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	corev1 "k8s.io/api/core/v1"
 )
-
-func resourceParse(s string) (resource.Quantity, error) {
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
-		return q, fmt.Errorf("%q is not a Kubernetes quantity (examples: 2, 500m, 4Gi)", s)
-	}
-	return q, nil
-}
 
 // findWorkload returns Kueue's Workload for a job (linked by the kueue.x-k8s.io/job-uid label), or nil.
 func findWorkload(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*kueue.Workload, error) {
@@ -60,7 +51,7 @@ func (p jobProgress) admitted() bool {
 	if p.wl == nil {
 		return false
 	}
-	ok, _ := conditionTrue(p.wl.Status.Conditions, kueue.WorkloadAdmitted)
+	ok, _ := kube.ConditionTrue(p.wl.Status.Conditions, kueue.WorkloadAdmitted)
 	return ok
 }
 
@@ -87,16 +78,9 @@ func (p jobProgress) phase() string {
 		}
 		return fmt.Sprintf("quota reserved on %s; waiting for admission checks: %s", tpuAssignment(p.wl), strings.Join(checks, ", "))
 	default:
-		_, msg := conditionTrue(p.wl.Status.Conditions, kueue.WorkloadQuotaReserved)
+		_, msg := kube.ConditionTrue(p.wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 		return "queued" + because(msg)
 	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "not started"
-	}
-	return s
 }
 
 // tpuAssignment is the flavor of the pod set that asks for TPUs (else the first assigned flavor).
@@ -147,7 +131,7 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 		return true
 	}
 	checkedPlacement := false
-	err := waitUntil(ctx, func(ctx context.Context) (bool, error) {
+	err := kube.WaitUntil(ctx, func(ctx context.Context) (bool, error) {
 		p, err := readProgress(ctx, c, ns, name)
 		if kueueMissing(err) {
 			return false, fmt.Errorf("the cluster %s does not serve Kueue's Workload API, so nothing will ever admit the job: install Kueue "+
@@ -225,138 +209,166 @@ func kueueMissing(err error) bool {
 	return apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource")
 }
 
-// flattenJobStatus sets the computed attributes from the job and its Workload.
-func flattenJobStatus(m *rayJobModel, p jobProgress) {
-	st := p.job.Status
-	m.JobStatus = types.StringValue(string(st.JobStatus))
-	m.JobDeploymentStatus = types.StringValue(string(st.JobDeploymentStatus))
-	m.RayClusterName = types.StringValue(st.RayClusterName)
-	m.DashboardURL = types.StringValue(st.DashboardURL)
-	m.StartTime, m.EndTime = timeValue(st.StartTime), timeValue(st.EndTime)
-	m.Message = types.StringValue(st.Message)
-	m.WorkloadName, m.AdmittedFlavor = types.StringValue(""), types.StringValue("")
-	m.Admitted = types.BoolValue(p.admitted())
-	checks := map[string]attr.Value{}
-	if wl := p.wl; wl != nil {
-		m.WorkloadName = types.StringValue(wl.Name)
-		m.AdmittedFlavor = types.StringValue(tpuAssignment(wl))
-		for _, ch := range wl.Status.AdmissionChecks {
-			checks[string(ch.Name)] = types.StringValue(string(ch.State))
-		}
-		if m.Message.ValueString() == "" {
-			m.Message = types.StringValue(p.phase())
-		}
-	}
-	m.AdmissionChecks = types.MapValueMust(types.StringType, checks)
-}
-
-func timeValue(t *metav1.Time) types.String {
-	if t == nil {
-		return types.StringValue("")
-	}
-	return types.StringValue(t.UTC().Format(time.RFC3339))
-}
-
 // jobGone reports whether err says the RayJob does not exist.
 func jobGone(err error) bool { return apierrors.IsNotFound(err) }
 
-// flattenRayJobSpec reads a job's configuration back, for import: the reverse of expandRayJob. What Kueue and KubeRay
-// add to a job (injected node selectors, suspend, their annotations) is left out.
-func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) {
-	m.Namespace, m.Name = types.StringValue(job.Namespace), types.StringValue(job.Name)
-	labels := map[string]string{}
-	for k, v := range job.Labels {
-		if k == queueNameLabel {
-			m.Queue = types.StringValue(v)
-		} else if !strings.Contains(k, "kueue.x-k8s.io/") && !strings.Contains(k, "ray.io/") {
-			labels[k] = v
+// checkPlacement fails when Kueue admitted the TPU workers on a flavor whose nodes cannot run them: its node labels, or
+// the node pool they name (read from GKE), have another TPU accelerator or topology. Kueue compares only the label keys
+// a flavor lists, so a flavor bound by its pool label alone admits jobs of every TPU generation, and such a job would
+// report admitted and then pend forever.
+func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m *rayJobModel, p jobProgress) error {
+	w := m.TPUWorkers
+	flavor := tpuAssignment(p.wl)
+	if w == nil || flavor == "" {
+		return nil
+	}
+	rf, err := c.Kueue.KueueV1beta2().ResourceFlavors().Get(ctx, flavor, metav1.GetOptions{})
+	if err != nil {
+		return nil // cannot tell; the admission stands
+	}
+	want := fmt.Sprintf("%s %s", w.Accelerator.ValueString(), w.Topology.ValueString())
+	mismatch := func(where, accel, topo string) error {
+		return fmt.Errorf("Kueue admitted the TPU workers on flavor %s, whose nodes (%s) have %s %s, but the workers ask for %s: no node can "+
+			"ever run them. Kueue matched them to %s because its node_labels do not name the accelerator and topology; wire each flavor's "+
+			"node_labels from its pool pair (on_demand.node_labels, flex_start.node_labels), which carry both, and submit the job again",
+			flavor, where, accel, topo, want, flavor)
+	}
+	labels := rf.Spec.NodeLabels
+	accel, hasAccel := labels[tpuAcceleratorLabel]
+	topo, hasTopo := labels[tpuTopologyLabel]
+	if (hasAccel && accel != w.Accelerator.ValueString()) || (hasTopo && topo != w.Topology.ValueString()) {
+		return mismatch("its node labels", orNone(accel), orNone(topo))
+	}
+	pool, ok := labels["cloud.google.com/gke-nodepool"]
+	if !ok || m.Cluster.IsNull() || (hasAccel && hasTopo) {
+		return nil
+	}
+	ref, err := resolveCluster(m.Cluster.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
+	if err != nil {
+		return nil
+	}
+	client, err := r.clients.GKE(ctx)
+	if err != nil {
+		return nil
+	}
+	np, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.NodePool, error) {
+		return client.API().GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: ref.String() + "/nodePools/" + pool})
+	})
+	if err != nil {
+		return nil
+	}
+	mt, known := catalog.Lookup(np.GetConfig().GetMachineType())
+	if !known {
+		return nil
+	}
+	if mt.Accelerator != w.Accelerator.ValueString() || np.GetPlacementPolicy().GetTpuTopology() != w.Topology.ValueString() {
+		return mismatch("node pool "+pool+", "+np.GetConfig().GetMachineType(), mt.Accelerator, np.GetPlacementPolicy().GetTpuTopology())
+	}
+	return nil
+}
+
+// deleteFilesConfigMap deletes a job's files unless another RayJob mounts them: the tutorial's two jobs share one
+// ConfigMap, and destroying one must not take the other's script away.
+func deleteFilesConfigMap(ctx context.Context, c *kube.Clients, ns, cm, job string) error {
+	others, err := configMapUsers(ctx, c, ns, cm, job)
+	if err != nil {
+		return err
+	}
+	if len(others) > 0 {
+		tflog.Info(ctx, "keeping the files' ConfigMap, which other RayJobs mount", map[string]any{"configMap": ns + "/" + cm, "rayJobs": others})
+		return nil
+	}
+	cms := c.Core.ConfigMaps(ns)
+	return kube.DeleteAndWait(ctx, func(ctx context.Context) error { return cms.Delete(ctx, cm, metav1.DeleteOptions{}) },
+		func(ctx context.Context) error { _, err := cms.Get(ctx, cm, metav1.GetOptions{}); return err }, time.Minute)
+}
+
+// refuseSharedFilesChange fails when the files' ConfigMap exists with other files and other RayJobs mount it:
+// writing ours would change their script under them.
+func refuseSharedFilesChange(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap, job string) error {
+	live, err := c.Core.ConfigMaps(cm.Namespace).Get(ctx, cm.Name, metav1.GetOptions{})
+	if err != nil || sameData(live.Data, cm.Data) {
+		return nil // absent, or unreadable (the write reports that)
+	}
+	others, err := configMapUsers(ctx, c, cm.Namespace, cm.Name, job)
+	if err != nil || len(others) == 0 {
+		return err
+	}
+	return fmt.Errorf("ConfigMap %s/%s holds other files, and RayJob %s mounts it; writing this job's files would change theirs. "+
+		"Give this job its own files_config_map, or the same files", cm.Namespace, cm.Name, strings.Join(others, ", "))
+}
+
+// configMapUsers names the RayJobs of ns, other than except and those being deleted, that mount ConfigMap cm.
+func configMapUsers(ctx context.Context, c *kube.Clients, ns, cm, except string) ([]string, error) {
+	var list *rayv1.RayJobList
+	err := kube.Retry(ctx, func() (err error) { list, err = c.Ray.RayV1().RayJobs(ns).List(ctx, metav1.ListOptions{}); return err })
+	if err != nil {
+		return nil, rayJobError(c, err)
+	}
+	var out []string
+	for i := range list.Items {
+		j := &list.Items[i]
+		if j.Name == except || j.DeletionTimestamp != nil || j.Spec.RayClusterSpec == nil {
+			continue
+		}
+		specs := []corev1.PodSpec{j.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec}
+		for _, g := range j.Spec.RayClusterSpec.WorkerGroupSpecs {
+			specs = append(specs, g.Template.Spec)
+		}
+		if mountsConfigMap(specs, cm) {
+			out = append(out, j.Name)
 		}
 	}
-	annotations := map[string]string{}
-	m.Elastic = types.BoolValue(false)
-	for k, v := range job.Annotations {
-		switch {
-		case k == elasticJobAnnotation:
-			m.Elastic = types.BoolValue(v == "true")
-		case k == specHashAnnotation, k == kubectlLastApplied, strings.HasPrefix(k, "kueue.x-k8s.io/"), strings.HasPrefix(k, "autoscaling.x-k8s.io/"), strings.Contains(k, "ray.io/"):
-		default:
-			annotations[k] = v
-		}
-	}
-	m.Labels, m.Annotations = mapValue(labels), mapValue(annotations)
-	spec := job.Spec
-	m.Entrypoint = types.StringValue(spec.Entrypoint)
-	m.ShutdownAfterJobFinishes = types.BoolValue(spec.ShutdownAfterJobFinishes)
-	m.RuntimeEnv = nil
-	if spec.RuntimeEnvYAML != "" {
-		var env struct {
-			Pip []string `json:"pip"`
-		}
-		if yaml.Unmarshal([]byte(spec.RuntimeEnvYAML), &env) == nil {
-			var pip []attr.Value
-			for _, p := range env.Pip {
-				pip = append(pip, types.StringValue(p))
+	return out, nil
+}
+
+func mountsConfigMap(specs []corev1.PodSpec, cm string) bool {
+	for _, s := range specs {
+		for _, v := range s.Volumes {
+			if v.ConfigMap != nil && v.ConfigMap.Name == cm {
+				return true
 			}
-			m.RuntimeEnv = &runtimeEnvModel{Pip: types.ListValueMust(types.StringType, pip)}
 		}
 	}
-	rc := spec.RayClusterSpec
-	if rc == nil {
-		return
+	return false
+}
+
+func applyConfigMap(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap) error {
+	cms := c.Core.ConfigMaps(cm.Namespace)
+	_, err := cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	if apierrors.IsAlreadyExists(err) {
+		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: kube.FieldManager})
 	}
-	m.EnableInTreeAutoscaling = types.BoolValue(rc.EnableInTreeAutoscaling != nil && *rc.EnableInTreeAutoscaling)
-	head := rc.HeadGroupSpec.Template.Spec
-	m.Head = &headModel{NodeSelector: mapValue(head.NodeSelector)}
-	if len(head.Containers) > 0 {
-		hc := head.Containers[0]
-		m.Image = types.StringValue(hc.Image)
-		m.Head.CPU = types.StringValue(hc.Resources.Requests.Cpu().String())
-		m.Head.Memory = types.StringValue(hc.Resources.Requests.Memory().String())
-		env := map[string]string{}
-		for _, e := range hc.Env {
-			env[e.Name] = e.Value
-		}
-		m.Env = mapValue(env)
-		for _, vm := range hc.VolumeMounts {
-			if vm.Name == filesVolume {
-				m.FilesMountPath = types.StringValue(vm.MountPath)
-			}
-		}
+	return err
+}
+
+// filesConfigMap is the ConfigMap the job mounts as its files, or nil.
+func filesConfigMap(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*corev1.ConfigMap, error) {
+	if job.Spec.RayClusterSpec == nil {
+		return nil, nil
 	}
-	for _, v := range head.Volumes {
+	for _, v := range job.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Volumes {
 		if v.Name == filesVolume && v.ConfigMap != nil {
-			m.FilesConfigMap = types.StringValue(v.ConfigMap.Name)
-		}
-	}
-	if cm != nil {
-		m.Files = mapValue(cm.Data)
-	}
-	for _, g := range rc.WorkerGroupSpecs {
-		if len(g.Template.Spec.Containers) == 0 {
-			continue
-		}
-		wc := g.Template.Spec.Containers[0]
-		chips, ok := wc.Resources.Limits[tpuResource]
-		if !ok {
-			continue
-		}
-		w := &tpuWorkersModel{
-			GroupName:    types.StringValue(g.GroupName),
-			Accelerator:  types.StringValue(g.Template.Spec.NodeSelector[tpuAcceleratorLabel]),
-			Topology:     types.StringValue(g.Template.Spec.NodeSelector[tpuTopologyLabel]),
-			ChipsPerNode: types.Int64Value(chips.Value()),
-			CPU:          types.StringValue(wc.Resources.Requests.Cpu().String()),
-			Memory:       types.StringValue(wc.Resources.Requests.Memory().String()),
-		}
-		m.NumOfHosts = types.Int64Value(int64(g.NumOfHosts))
-		i64 := func(p *int32) types.Int64 {
-			if p == nil {
-				return types.Int64Value(0)
+			cm, err := c.Core.ConfigMaps(job.Namespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil, nil
 			}
-			return types.Int64Value(int64(*p))
+			return cm, err
 		}
-		w.Replicas, w.MinReplicas, w.MaxReplicas = i64(g.Replicas), i64(g.MinReplicas), i64(g.MaxReplicas)
-		m.TPUWorkers = w
-		break
 	}
+	return nil, nil
+}
+
+// rayJobError names the missing piece when KubeRay is not installed.
+func rayJobError(c *kube.Clients, err error) error {
+	if kube.WebhookDenied(err) {
+		return fmt.Errorf("an admission webhook on %s (Kueue's or KubeRay's) refused the job as invalid; the message says what to change: %w", c.Host, err)
+	}
+	if hint := kube.CredentialsHint(c.Host, err); hint != nil {
+		return hint
+	}
+	if apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource") {
+		return fmt.Errorf("the cluster %s does not serve KubeRay's ray.io/v1 RayJob: enable GKE's RayOperator add-on (dwsfallback_cluster) or install KubeRay: %w", c.Host, err)
+	}
+	return err
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
@@ -177,12 +178,12 @@ func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) e
 	for _, ch := range m.checks() {
 		check := ch.p.AdmissionCheck.ValueString()
 		var why string
-		err := waitUntil(ctx, func(ctx context.Context) (bool, error) {
+		err := kube.WaitUntil(ctx, func(ctx context.Context) (bool, error) {
 			ac, err := api.AdmissionChecks().Get(ctx, check, metav1.GetOptions{})
 			if err != nil {
 				return false, err
 			}
-			ok, msg := conditionTrue(ac.Status.Conditions, kueue.AdmissionCheckActive)
+			ok, msg := kube.ConditionTrue(ac.Status.Conditions, kueue.AdmissionCheckActive)
 			why = msg
 			return ok, nil
 		}, func(ctx context.Context) (watch.Interface, error) {
@@ -193,12 +194,12 @@ func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) e
 		}
 	}
 	var why string
-	err := waitUntil(ctx, func(ctx context.Context) (bool, error) {
+	err := kube.WaitUntil(ctx, func(ctx context.Context) (bool, error) {
 		cq, err := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		ok, msg := conditionTrue(cq.Status.Conditions, kueue.ClusterQueueActive)
+		ok, msg := kube.ConditionTrue(cq.Status.Conditions, kueue.ClusterQueueActive)
 		why = msg
 		return ok, nil
 	}, func(ctx context.Context) (watch.Interface, error) {
@@ -210,66 +211,6 @@ func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) e
 	return nil
 }
 
-func because(msg string) string {
-	if msg == "" {
-		return ""
-	}
-	return " (" + msg + ")"
-}
-
-func conditionTrue(conds []metav1.Condition, typ string) (bool, string) {
-	for _, c := range conds {
-		if c.Type == typ {
-			return c.Status == metav1.ConditionTrue, c.Message
-		}
-	}
-	return false, "no " + typ + " condition yet"
-}
-
-// waitUntil evaluates check at once and again whenever one of the watched objects changes (with a slow resync in
-// case a watch drops), until check says done or ctx ends.
-func waitUntil(ctx context.Context, check func(context.Context) (bool, error), opens ...func(context.Context) (watch.Interface, error)) error {
-	wake := make(chan struct{}, 1)
-	watchCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	for _, open := range opens {
-		go func() {
-			for watchCtx.Err() == nil {
-				w, err := open(watchCtx)
-				if err != nil {
-					select {
-					case <-watchCtx.Done():
-					case <-time.After(time.Second):
-					}
-					continue
-				}
-				for range w.ResultChan() {
-					select {
-					case wake <- struct{}{}:
-					default:
-					}
-				}
-				w.Stop()
-			}
-		}()
-	}
-	for {
-		done, err := check(ctx)
-		if done {
-			return nil
-		}
-		if err != nil && !apierrors.IsNotFound(err) && !kube.Transient(err) && ctx.Err() == nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-wake:
-		case <-time.After(5 * time.Second):
-		}
-	}
-}
-
 // kubeError names the object and, for the common causes, the fix.
 func kubeError(c *kube.Clients, kind, name string, err error) error {
 	if err == nil {
@@ -278,7 +219,7 @@ func kubeError(c *kube.Clients, kind, name string, err error) error {
 	if kube.WebhookDenied(err) {
 		return fmt.Errorf("%s %s on %s was refused by an admission webhook, which found it invalid: %w", kind, name, c.Host, err)
 	}
-	if hint := credentialsHint(c, err); hint != nil {
+	if hint := kube.CredentialsHint(c.Host, err); hint != nil {
 		return fmt.Errorf("%s %s: %w", kind, name, hint)
 	}
 	switch {
@@ -351,7 +292,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 	api := c.Kueue.KueueV1beta2()
 	for _, key := range o.LocalQueues {
 		ns, n, _ := strings.Cut(key, "/")
-		if err := deleteAndWait(ctx, func(ctx context.Context) error { return api.LocalQueues(ns).Delete(ctx, n, metav1.DeleteOptions{}) },
+		if err := kube.DeleteAndWait(ctx, func(ctx context.Context) error { return api.LocalQueues(ns).Delete(ctx, n, metav1.DeleteOptions{}) },
 			func(ctx context.Context) error {
 				_, err := api.LocalQueues(ns).Get(ctx, n, metav1.GetOptions{})
 				return err
@@ -360,12 +301,12 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 		}
 	}
 	if name := o.ClusterQueue; name != "" {
-		err := deleteAndWait(ctx, func(ctx context.Context) error { return api.ClusterQueues().Delete(ctx, name, metav1.DeleteOptions{}) },
+		err := kube.DeleteAndWait(ctx, func(ctx context.Context) error { return api.ClusterQueues().Delete(ctx, name, metav1.DeleteOptions{}) },
 			func(ctx context.Context) error {
 				_, err := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{})
 				return err
 			}, 30*time.Second)
-		if errors.Is(err, errStillThere) {
+		if errors.Is(err, kube.ErrStillThere) {
 			// A job admitted between the destroy's check and the delete holds it now.
 			if hs, herr := findQuotaHolders(ctx, c, name); herr == nil && len(hs) > 0 {
 				return fmt.Errorf("ClusterQueue %s is being deleted, but Kueue keeps it while workloads use it: %w", name, holdersError(name, c.Host, hs))
@@ -376,7 +317,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 		}
 	}
 	for _, n := range o.Checks {
-		if err := deleteAndWait(ctx, func(ctx context.Context) error { return api.AdmissionChecks().Delete(ctx, n, metav1.DeleteOptions{}) },
+		if err := kube.DeleteAndWait(ctx, func(ctx context.Context) error { return api.AdmissionChecks().Delete(ctx, n, metav1.DeleteOptions{}) },
 			func(ctx context.Context) error {
 				_, err := api.AdmissionChecks().Get(ctx, n, metav1.GetOptions{})
 				return err
@@ -385,7 +326,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 		}
 	}
 	for _, n := range o.Configs {
-		if err := deleteAndWait(ctx, func(ctx context.Context) error {
+		if err := kube.DeleteAndWait(ctx, func(ctx context.Context) error {
 			return api.ProvisioningRequestConfigs().Delete(ctx, n, metav1.DeleteOptions{})
 		},
 			func(ctx context.Context) error {
@@ -396,7 +337,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 		}
 	}
 	for _, n := range o.Flavors {
-		if err := deleteAndWait(ctx, func(ctx context.Context) error { return api.ResourceFlavors().Delete(ctx, n, metav1.DeleteOptions{}) },
+		if err := kube.DeleteAndWait(ctx, func(ctx context.Context) error { return api.ResourceFlavors().Delete(ctx, n, metav1.DeleteOptions{}) },
 			func(ctx context.Context) error {
 				_, err := api.ResourceFlavors().Get(ctx, n, metav1.GetOptions{})
 				return err
@@ -405,33 +346,6 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 		}
 	}
 	return nil
-}
-
-var errStillThere = errors.New("still there")
-
-// deleteAndWait deletes an object (gone already is fine) and polls until it is gone or patience runs out.
-func deleteAndWait(ctx context.Context, del, get func(context.Context) error, patience time.Duration) error {
-	if err := del(ctx); err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	limit := time.Now().Add(patience)
-	for {
-		err := get(ctx)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if time.Now().After(limit) {
-			return errStillThere
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(150 * time.Millisecond):
-		}
-	}
 }
 
 // releaseTerminating lets go of flavors and admission checks of m that are being deleted. Kueue keeps such an object
@@ -498,23 +412,6 @@ func releaseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel
 	return nil
 }
 
-// credentialsHint explains a refused token, or returns nil for other errors.
-func credentialsHint(c *kube.Clients, err error) error {
-	if kube.WebhookDenied(err) {
-		return nil // a 403 from a webhook is about the object, not the identity
-	}
-	switch {
-	case apierrors.IsUnauthorized(err):
-		return fmt.Errorf("the API server %s refused the provider's credentials (401 Unauthorized): the token expired or "+
-			"was revoked. Renew it (gcloud auth application-default login, the credentials attribute, or the kubernetes "+
-			"block's token) and apply again: %w", c.Host, err)
-	case apierrors.IsForbidden(err):
-		return fmt.Errorf("the API server %s accepted the credentials but does not allow this (403 Forbidden); grant the "+
-			"identity cluster-admin or the RBAC rules in the provider's docs: %w", c.Host, err)
-	}
-	return nil
-}
-
 // remainingObjects names which of o's flavors, checks, configs and local queues still exist ("Kind name").
 func remainingObjects(ctx context.Context, c *kube.Clients, o queueObjectNames) ([]string, error) {
 	api := c.Kueue.KueueV1beta2()
@@ -577,4 +474,17 @@ func requireNamespaces(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 		}
 	}
 	return nil
+}
+
+// settle waits for Kueue to report the queue Active and records its status.
+func (r *kueueQueueResource) settle(ctx context.Context, c *kube.Clients, m *kueueQueueModel, diags *diag.Diagnostics) {
+	if err := waitQueueActive(ctx, c, m); err != nil {
+		diags.AddError(fmt.Sprintf("waiting for Kueue queue (%s) to be Active", m.Name.ValueString()), err.Error())
+	}
+	o, err := findQueue(ctx, c, m, false)
+	if err != nil || o.cq == nil {
+		diags.AddError(fmt.Sprintf("reading Kueue queue (%s)", m.Name.ValueString()), fmt.Sprint(err))
+		return
+	}
+	setQueueStatus(m, o.cq)
 }

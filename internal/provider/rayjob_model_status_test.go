@@ -40,7 +40,7 @@ func TestFlattenJobStatus(t *testing.T) {
 			wantChecks: map[string]attr.Value{"dws-prov": types.StringValue("Ready")}},
 	}
 	for _, tc := range cases {
-		var m rayJobModel
+		var m rayJobStatusModel
 		flattenJobStatus(&m, jobProgress{job: tc.job, wl: tc.wl})
 		if m.Admitted.ValueBool() != tc.wantAdmitted || m.AdmittedFlavor.ValueString() != tc.wantFlavor || m.Message.ValueString() != tc.wantM {
 			t.Errorf("%s: admitted=%v flavor=%q message=%q; want %v %q %q", tc.name, m.Admitted.ValueBool(), m.AdmittedFlavor.ValueString(), m.Message.ValueString(), tc.wantAdmitted, tc.wantFlavor, tc.wantM)

@@ -192,10 +192,10 @@ func findQuotaHolders(ctx context.Context, c *kube.Clients, cq string) ([]quotaH
 		if wl.Status.Admission == nil || string(wl.Status.Admission.ClusterQueue) != cq {
 			continue
 		}
-		if ok, _ := conditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved); !ok {
+		if ok, _ := kube.ConditionTrue(wl.Status.Conditions, kueue.WorkloadQuotaReserved); !ok {
 			continue
 		}
-		if ok, _ := conditionTrue(wl.Status.Conditions, kueue.WorkloadFinished); ok {
+		if ok, _ := kube.ConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished); ok {
 			continue
 		}
 		h := quotaHolder{workload: wl.Namespace + "/" + wl.Name, leaving: wl.DeletionTimestamp != nil}

@@ -1,0 +1,111 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// ConditionTrue reports whether the condition of type typ is True, with its message (or why there is none).
+func ConditionTrue(conds []metav1.Condition, typ string) (bool, string) {
+	for _, c := range conds {
+		if c.Type == typ {
+			return c.Status == metav1.ConditionTrue, c.Message
+		}
+	}
+	return false, "no " + typ + " condition yet"
+}
+
+// WaitUntil evaluates check at once and again whenever one of the watched objects changes (with a slow resync in
+// case a watch drops), until check says done or ctx ends.
+func WaitUntil(ctx context.Context, check func(context.Context) (bool, error), opens ...func(context.Context) (watch.Interface, error)) error {
+	wake := make(chan struct{}, 1)
+	watchCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	for _, open := range opens {
+		go func() {
+			for watchCtx.Err() == nil {
+				w, err := open(watchCtx)
+				if err != nil {
+					select {
+					case <-watchCtx.Done():
+					case <-time.After(time.Second):
+					}
+					continue
+				}
+				for range w.ResultChan() {
+					select {
+					case wake <- struct{}{}:
+					default:
+					}
+				}
+				w.Stop()
+			}
+		}()
+	}
+	for {
+		done, err := check(ctx)
+		if done {
+			return nil
+		}
+		if err != nil && !apierrors.IsNotFound(err) && !Transient(err) && ctx.Err() == nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-wake:
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// ErrStillThere is DeleteAndWait running out of patience.
+var ErrStillThere = errors.New("still there")
+
+// DeleteAndWait deletes an object (gone already is fine) and polls until it is gone or patience runs out.
+func DeleteAndWait(ctx context.Context, del, get func(context.Context) error, patience time.Duration) error {
+	if err := del(ctx); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	limit := time.Now().Add(patience)
+	for {
+		err := get(ctx)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if time.Now().After(limit) {
+			return ErrStillThere
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(150 * time.Millisecond):
+		}
+	}
+}
+
+// CredentialsHint explains a token the API server at host refused, or a permission it lacks; nil for other errors.
+func CredentialsHint(host string, err error) error {
+	if WebhookDenied(err) {
+		return nil // a 403 from a webhook is about the object, not the identity
+	}
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("the API server %s refused the provider's credentials (401 Unauthorized): the token expired or "+
+			"was revoked. Renew it (gcloud auth application-default login, the credentials attribute, or the kubernetes "+
+			"block's token) and apply again: %w", host, err)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("the API server %s accepted the credentials but does not allow this (403 Forbidden); grant the "+
+			"identity cluster-admin or the RBAC rules in the provider's docs: %w", host, err)
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+)
+
+// clusterDiffers lists how an existing cluster differs from the configuration in what the cluster was created with.
+func clusterDiffers(m *clusterModel, c *containerpb.Cluster) []string {
+	var have clusterModel
+	flattenCluster(&have, c)
+	var out []string
+	if !versionMatches(m.KubernetesVersion.ValueString(), c.GetCurrentMasterVersion()) {
+		out = append(out, fmt.Sprintf("version %s, not %s", c.GetCurrentMasterVersion(), m.KubernetesVersion.ValueString()))
+	}
+	if !have.MachineType.Equal(m.MachineType) {
+		out = append(out, fmt.Sprintf("default pool of %s, not %s", have.MachineType.ValueString(), m.MachineType.ValueString()))
+	}
+	if !have.RayOperator.Equal(m.RayOperator) {
+		out = append(out, fmt.Sprintf("RayOperator add-on %v, not %v", have.RayOperator.ValueBool(), m.RayOperator.ValueBool()))
+	}
+	if !have.ImageStreaming.Equal(m.ImageStreaming) {
+		out = append(out, fmt.Sprintf("image streaming %v, not %v", have.ImageStreaming.ValueBool(), m.ImageStreaming.ValueBool()))
+	}
+	return out
+}
+
+func findCluster(ctx context.Context, client *gke.Client, ref clusterRef) (*containerpb.Cluster, error) {
+	return gke.Read(ctx, client, func(ctx context.Context) (*containerpb.Cluster, error) {
+		return client.API().GetCluster(ctx, &containerpb.GetClusterRequest{Name: ref.String()})
+	})
+}
+
+func (r *clusterResource) connect(ctx context.Context, m *clusterModel, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
+	ref, err := resolveCluster(m.Name.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
+	if err != nil {
+		diags.AddAttributeError(path.Root("location"), "Cannot tell where the cluster is", err.Error())
+		return nil, ref, false
+	}
+	client, err := r.clients.GKE(ctx)
+	if err != nil {
+		diags.AddError("connecting to GKE", err.Error())
+		return nil, ref, false
+	}
+	return client, ref, true
+}

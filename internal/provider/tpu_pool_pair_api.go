@@ -1,0 +1,123 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// listPools reads every pool of the cluster in one call, by name.
+func listPools(ctx context.Context, client *gke.Client, ref clusterRef) (map[string]*containerpb.NodePool, error) {
+	resp, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.ListNodePoolsResponse, error) {
+		return client.API().ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: ref.String()})
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*containerpb.NodePool, len(resp.GetNodePools()))
+	for _, np := range resp.GetNodePools() {
+		out[np.GetName()] = np
+	}
+	return out, nil
+}
+
+func findPool(ctx context.Context, client *gke.Client, name string) (*containerpb.NodePool, error) {
+	return gke.Read(ctx, client, func(ctx context.Context) (*containerpb.NodePool, error) {
+		return client.API().GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: name})
+	})
+}
+
+func deletePool(ctx context.Context, client *gke.Client, ref clusterRef, pool string) error {
+	err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+		return client.API().DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: ref.String() + "/nodePools/" + pool})
+	}, nil)
+	if gke.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// waitPoolSettled waits until an adopted pool has left PROVISIONING (its creation, by someone else, is still running).
+func waitPoolSettled(ctx context.Context, client *gke.Client, name string, np *containerpb.NodePool) (*containerpb.NodePool, error) {
+	for np.GetStatus() == containerpb.NodePool_PROVISIONING || np.GetStatus() == containerpb.NodePool_RECONCILING {
+		if err := client.Pause(ctx); err != nil {
+			return nil, fmt.Errorf("waiting for node pool %s to finish %s: %w", name, np.GetStatus(), err)
+		}
+		var err error
+		if np, err = findPool(ctx, client, name); err != nil {
+			return nil, err
+		}
+	}
+	if np.GetStatus() == containerpb.NodePool_ERROR {
+		return np, fmt.Errorf("node pool %s is in ERROR: %s", name, np.GetStatusMessage())
+	}
+	return np, nil
+}
+
+// connect resolves the cluster and the client for a CRUD call.
+func (r *tpuPoolPairResource) connect(ctx context.Context, m *tpuPoolPairModel, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
+	ref, err := resolveCluster(m.Cluster.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
+	if err != nil {
+		diags.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
+		return nil, ref, false
+	}
+	client, err := r.clients.GKE(ctx)
+	if err != nil {
+		diags.AddError("connecting to GKE", err.Error())
+		return nil, ref, false
+	}
+	return client, ref, true
+}
+
+// createPool creates one pool and waits for it. A pool of that name that already exists (left by an interrupted
+// apply, or made by hand) is adopted when it has this pool's defining settings, and refused otherwise.
+func (r *tpuPoolPairResource) createPool(ctx context.Context, client *gke.Client, ref clusterRef, role poolRole, p poolModel, m *tpuPoolPairModel, started func(*containerpb.NodePool)) (*containerpb.NodePool, error) {
+	want := expandNodePool(role, p, m)
+	name := ref.String() + "/nodePools/" + want.GetName()
+	err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+		return client.API().CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: ref.String(), NodePool: want})
+	}, func(*containerpb.Operation) {
+		started(&containerpb.NodePool{Name: want.GetName(), Status: containerpb.NodePool_PROVISIONING, Config: want.Config, QueuedProvisioning: want.QueuedProvisioning})
+	})
+	if gke.IsAlreadyExists(err) {
+		existing, gerr := findPool(ctx, client, name)
+		if gerr != nil {
+			return nil, fmt.Errorf("%w; reading the existing pool: %w", err, gerr)
+		}
+		if why := incompatible(role, existing, want); why != "" {
+			return nil, fmt.Errorf("node pool %s already exists but %s; delete it or give this pool another name", want.GetName(), why)
+		}
+		tflog.Info(ctx, "adopting existing node pool", map[string]any{"pool": name})
+		started(existing)
+		return waitPoolSettled(ctx, client, name, existing)
+	}
+	if err != nil {
+		// The pool may exist in ERROR (a stockout): report it as such in state rather than as created and healthy.
+		if np, gerr := findPool(ctx, client, name); gerr == nil {
+			started(np)
+		}
+		return nil, err
+	}
+	return findPool(ctx, client, name)
+}
+
+// refresh re-reads both pools into st after a change.
+func (r *tpuPoolPairResource) refresh(ctx context.Context, client *gke.Client, ref clusterRef, st *tpuPoolPairModel, diags *diag.Diagnostics) {
+	_, onDemand, flex, err := splitPoolPairID(st.ID.ValueString())
+	if err != nil {
+		diags.AddError("reading TPU pool pair", err.Error())
+		return
+	}
+	pools, err := listPools(ctx, client, ref)
+	if err != nil {
+		diags.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), err.Error())
+		return
+	}
+	flattenPair(st, ref, pools[onDemand], pools[flex])
+}
