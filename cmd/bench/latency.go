@@ -81,7 +81,7 @@ func (b *bench) measureLatency(dir string) error {
 		if err := tf.write(baseConfig + jobsConfig("lat-admit", k, "admitted") + jobsConfig("lat-done", k, "complete")); err != nil {
 			return err
 		}
-		if _, err := tf.output([]string{"TF_LOG_PROVIDER=INFO", "TF_LOG_PATH=" + logPath}, "apply", "-auto-approve"); err != nil {
+		if err := tf.runEnv([]string{"TF_LOG_PROVIDER=INFO", "TF_LOG_PATH=" + logPath}, "apply", "-auto-approve"); err != nil {
 			return err
 		}
 	}
@@ -119,7 +119,7 @@ func providerLogTimes(path string) (map[string]time.Time, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	out := map[string]time.Time{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)

@@ -165,7 +165,7 @@ func (b *bench) run(binDir string, sizes []int) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	b.stack, err = localstack.Start(ctx, localstack.Options{Dir: filepath.Join(dir, "stack"), BinDir: binDir, Repo: ".",

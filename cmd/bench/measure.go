@@ -41,7 +41,7 @@ func (a *auditCounter) counts() (map[string]int, int) {
 	if err != nil {
 		return nil, 0
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	_, _ = f.Seek(a.offset, io.SeekStart)
 	out, discovery := map[string]int{}, 0
 	sc := bufio.NewScanner(f)
@@ -133,9 +133,20 @@ func sampleProcs(names []string, peaks map[string]int64, ticks map[int]int64, ow
 // terraform-plugin-go keeps internal).
 type rawCodec struct{}
 
-func (rawCodec) Marshal(v any) ([]byte, error) { return *(v.(*[]byte)), nil }
+func (rawCodec) Marshal(v any) ([]byte, error) {
+	b, ok := v.(*[]byte)
+	if !ok {
+		return nil, fmt.Errorf("rawCodec marshals *[]byte, not %T", v)
+	}
+	return *b, nil
+}
+
 func (rawCodec) Unmarshal(data []byte, v any) error {
-	*(v.(*[]byte)) = append([]byte(nil), data...)
+	b, ok := v.(*[]byte)
+	if !ok {
+		return fmt.Errorf("rawCodec unmarshals into *[]byte, not %T", v)
+	}
+	*b = append([]byte(nil), data...)
 	return nil
 }
 func (rawCodec) Name() string { return "proto" }
@@ -162,7 +173,7 @@ func startup(binary string) (time.Duration, int, time.Duration, error) {
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	handshake := time.Since(start)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("no handshake: %v; %s", err, stderr.String())
+		return 0, 0, 0, fmt.Errorf("no handshake: %w; %s", err, stderr.String())
 	}
 	f := strings.Split(strings.TrimSpace(line), "|")
 	if len(f) < 5 {
@@ -176,7 +187,7 @@ func startup(binary string) (time.Duration, int, time.Duration, error) {
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	req, resp := []byte{}, []byte{}
 	if err := conn.Invoke(ctx, "/tfplugin6.Provider/GetProviderSchema", &req, &resp, grpc.ForceCodec(rawCodec{})); err != nil {
 		return 0, 0, 0, err

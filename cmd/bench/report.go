@@ -149,7 +149,7 @@ func machine() string {
 	mem := ""
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		var kb int64
-		fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb)
+		_, _ = fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb)
 		mem = fmt.Sprintf(", %.0f GiB RAM", float64(kb)/(1<<20))
 	}
 	tf, _ := exec.Command("terraform", "version").Output()

@@ -33,19 +33,18 @@ func (w *workdir) write(config string) error {
 }
 
 func (w *workdir) run(args ...string) error {
-	_, err := w.output(nil, args...)
-	return err
+	return w.runEnv(nil, args...)
 }
 
-func (w *workdir) output(extraEnv []string, args ...string) (string, error) {
+func (w *workdir) runEnv(extraEnv []string, args ...string) error {
 	cmd := exec.Command("terraform", append(args, "-no-color", "-input=false")...)
 	cmd.Dir, cmd.Env = w.dir, append(append([]string{}, w.env...), extraEnv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("terraform %s: %v\n%s", strings.Join(args, " "), err, tail(out.String()))
+		return fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tail(out.String()))
 	}
-	return out.String(), nil
+	return nil
 }
 
 func tail(s string) string {

@@ -96,7 +96,7 @@ export GOOGLE_OAUTH_ACCESS_TOKEN=%[4]s
 	if err := os.WriteFile(envFile, []byte(env), 0o600); err != nil {
 		return err
 	}
-	defer os.Remove(envFile)
+	defer func() { _ = os.Remove(envFile) }()
 	log.Printf("GKE emulator serving on %s (operations take %s); env in %s", endpoint, delay, envFile)
 	<-ctx.Done()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)

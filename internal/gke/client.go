@@ -167,7 +167,8 @@ func (c *Client) Wait(ctx context.Context, name string, op *containerpb.Operatio
 
 func (c *Client) lock(cluster string) *sync.Mutex {
 	mu, _ := c.locks.LoadOrStore(cluster, &sync.Mutex{})
-	return mu.(*sync.Mutex)
+	m, _ := mu.(*sync.Mutex) // the map holds nothing else
+	return m
 }
 
 // operationName is the operation's resource name, projects/P/locations/L/operations/N, built from the cluster it runs

@@ -100,7 +100,7 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	pb := proto.Clone(in).(*containerpb.Cluster)
+	pb, _ := proto.Clone(in).(*containerpb.Cluster) // a clone has its original's type
 	if len(pb.NodePools) == 0 && !pb.GetAutopilot().GetEnabled() {
 		count := pb.InitialNodeCount
 		if count == 0 {
@@ -133,12 +133,12 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 	}
 	c := &cluster{pb: pb, project: project, nodeCounts: map[string]int{}}
 	for _, np := range pb.NodePools {
-		if e := s.validateNodePool(c, np); e != nil {
+		if e := s.validateNodePool(np); e != nil {
 			return nil, e
 		}
 		s.fillNodePool(c, np)
 	}
-	pb.NodeConfig = proto.Clone(pb.NodePools[0].GetConfig()).(*containerpb.NodeConfig)
+	pb.NodeConfig, _ = proto.Clone(pb.NodePools[0].GetConfig()).(*containerpb.NodeConfig)
 	s.clusters[name] = c
 	return s.startOp(c, containerpb.Operation_CREATE_CLUSTER, name, func() *apiError {
 		c.pb.Status = containerpb.Cluster_RUNNING
@@ -234,7 +234,7 @@ func (s *Server) updateCluster(r *request) (proto.Message, *apiError) {
 		if np == nil {
 			return nil, notFound(clusterName(r.parts[1], r.parts[3], r.parts[5]) + "/nodePools/" + u.DesiredNodePoolId)
 		}
-		return s.changeAutoscaling(r, c, np, u.DesiredNodePoolAutoscaling, containerpb.Operation_UPDATE_CLUSTER)
+		return s.changeAutoscaling(c, np, u.DesiredNodePoolAutoscaling, containerpb.Operation_UPDATE_CLUSTER)
 	}
 	return s.mutateCluster(r, func(c *cluster) (func(), *apiError) {
 		var changes []func()
@@ -301,7 +301,7 @@ func (s *Server) setResourceLabels(r *request) (proto.Message, *apiError) {
 	return s.mutateCluster(r, func(c *cluster) (func(), *apiError) {
 		return func() {
 			c.pb.ResourceLabels = req.ResourceLabels
-			c.pb.LabelFingerprint = fmt.Sprintf("%08x", len(req.ResourceLabels)*2654435761+int(s.nextID))
+			c.pb.LabelFingerprint = fmt.Sprintf("%08x", len(req.ResourceLabels)*2654435761+s.nextID)
 		}, nil
 	})
 }
@@ -309,10 +309,11 @@ func (s *Server) setResourceLabels(r *request) (proto.Message, *apiError) {
 // mergeAddons sets the add-ons that the request names and keeps the others, as GKE does.
 func mergeAddons(cur, in *containerpb.AddonsConfig) *containerpb.AddonsConfig {
 	if cur == nil {
-		return proto.Clone(in).(*containerpb.AddonsConfig)
+		out, _ := proto.Clone(in).(*containerpb.AddonsConfig)
+		return out
 	}
 	// Field by field, not proto.Merge: an add-on turned off ({"disabled": true} -> {}) must replace the old message.
-	out := proto.Clone(cur).(*containerpb.AddonsConfig)
+	out, _ := proto.Clone(cur).(*containerpb.AddonsConfig)
 	dst := out.ProtoReflect()
 	in.ProtoReflect().Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		dst.Set(fd, v)

@@ -63,7 +63,7 @@ func slice(np *containerpb.NodePool) (catalog.Slice, *apiError) {
 
 // validateNodePool applies GKE's creation rules for what the DWS fallback setup touches: names, TPU machine types and
 // topologies, autoscaling bounds, and the flex-start and queued-provisioning constraints.
-func (s *Server) validateNodePool(c *cluster, np *containerpb.NodePool) *apiError {
+func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 	if !nameRE.MatchString(np.Name) {
 		return invalid("Invalid value for field 'nodePool.name': %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)'", np.Name)
 	}
@@ -179,7 +179,7 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 	}
 	if cfg.GcfsConfig == nil {
 		if d := c.pb.GetNodePoolDefaults().GetNodeConfigDefaults().GetGcfsConfig(); d != nil {
-			cfg.GcfsConfig = proto.Clone(d).(*containerpb.GcfsConfig)
+			cfg.GcfsConfig, _ = proto.Clone(d).(*containerpb.GcfsConfig)
 		}
 	}
 	flexOrQueued := cfg.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled()
@@ -217,7 +217,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	if np == nil {
 		return nil, invalid("Node pool must be specified.")
 	}
-	np = proto.Clone(np).(*containerpb.NodePool)
+	np, _ = proto.Clone(np).(*containerpb.NodePool)
 	name := clusterName(r.parts[1], r.parts[3], r.parts[5]) + "/nodePools/" + np.Name
 	if findPool(c, np.Name) != nil {
 		return nil, errorf(codes.AlreadyExists, "Already exists: %s.", name)
@@ -228,7 +228,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	if c.pb.Status != containerpb.Cluster_RUNNING {
 		return nil, errorf(codes.FailedPrecondition, "Cluster %s is not ready: its status is %s.", c.pb.Name, c.pb.Status)
 	}
-	if e := s.validateNodePool(c, np); e != nil {
+	if e := s.validateNodePool(np); e != nil {
 		return nil, e
 	}
 	s.fillNodePool(c, np)
@@ -294,10 +294,10 @@ func (s *Server) mutatePool(r *request, typ containerpb.Operation_Type, check fu
 	if e != nil {
 		return nil, e
 	}
-	return s.mutateFoundPool(r, c, np, typ, check)
+	return s.mutateFoundPool(c, np, typ, check)
 }
 
-func (s *Server) mutateFoundPool(r *request, c *cluster, np *containerpb.NodePool, typ containerpb.Operation_Type, check func(c *cluster, np *containerpb.NodePool) (func(), *apiError)) (proto.Message, *apiError) {
+func (s *Server) mutateFoundPool(c *cluster, np *containerpb.NodePool, typ containerpb.Operation_Type, check func(c *cluster, np *containerpb.NodePool) (func(), *apiError)) (proto.Message, *apiError) {
 	if e := s.checkIdle(c); e != nil {
 		return nil, e
 	}
@@ -325,19 +325,19 @@ func (s *Server) setNodePoolAutoscaling(r *request) (proto.Message, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	return s.changeAutoscaling(r, c, np, req.Autoscaling, containerpb.Operation_UPDATE_CLUSTER)
+	return s.changeAutoscaling(c, np, req.Autoscaling, containerpb.Operation_UPDATE_CLUSTER)
 }
 
-func (s *Server) changeAutoscaling(r *request, c *cluster, np *containerpb.NodePool, as *containerpb.NodePoolAutoscaling, typ containerpb.Operation_Type) (proto.Message, *apiError) {
+func (s *Server) changeAutoscaling(c *cluster, np *containerpb.NodePool, as *containerpb.NodePoolAutoscaling, typ containerpb.Operation_Type) (proto.Message, *apiError) {
 	if as == nil {
 		return nil, invalid("Autoscaling must be specified.")
 	}
-	return s.mutateFoundPool(r, c, np, typ, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
+	return s.mutateFoundPool(c, np, typ, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
 		sl, e := slice(np)
 		if e != nil {
 			return nil, e
 		}
-		as := proto.Clone(as).(*containerpb.NodePoolAutoscaling)
+		as, _ := proto.Clone(as).(*containerpb.NodePoolAutoscaling)
 		if np.GetQueuedProvisioning().GetEnabled() && !as.Enabled {
 			return nil, invalid("Autoscaling cannot be disabled on a node pool with queued provisioning.")
 		}

@@ -42,22 +42,22 @@ func (s *Server) IssuedTokens() []string {
 
 // serveToken answers the JWT-bearer grant (RFC 7523) with Google's response and error shapes.
 func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
-	oauthError := func(status int, code, desc string) {
+	oauthError := func(code, desc string) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(status)
+		w.WriteHeader(http.StatusBadRequest) // Google answers every refused grant with 400
 		_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": desc})
 	}
 	if r.Method != http.MethodPost || r.ParseForm() != nil {
-		oauthError(http.StatusBadRequest, "invalid_request", "Invalid request.")
+		oauthError("invalid_request", "Invalid request.")
 		return
 	}
 	if r.PostForm.Get("grant_type") != jwtBearer {
-		oauthError(http.StatusBadRequest, "unsupported_grant_type", "Invalid grant_type: "+r.PostForm.Get("grant_type"))
+		oauthError("unsupported_grant_type", "Invalid grant_type: "+r.PostForm.Get("grant_type"))
 		return
 	}
 	parts := strings.Split(r.PostForm.Get("assertion"), ".")
 	if len(parts) != 3 {
-		oauthError(http.StatusBadRequest, "invalid_grant", "Invalid JWT.")
+		oauthError("invalid_grant", "Invalid JWT.")
 		return
 	}
 	var claims struct {
@@ -66,7 +66,7 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil || json.Unmarshal(payload, &claims) != nil {
-		oauthError(http.StatusBadRequest, "invalid_grant", "Invalid JWT.")
+		oauthError("invalid_grant", "Invalid JWT.")
 		return
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
@@ -75,11 +75,11 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
 	if err != nil || pub == nil || rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], sig) != nil {
-		oauthError(http.StatusBadRequest, "invalid_grant", "Invalid JWT Signature.")
+		oauthError("invalid_grant", "Invalid JWT Signature.")
 		return
 	}
 	if claims.Exp < s.opts.Now().Unix() {
-		oauthError(http.StatusBadRequest, "invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
+		oauthError("invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
 		return
 	}
 	b := make([]byte, 24)

@@ -82,7 +82,8 @@ func (s *Server) startOp(c *cluster, typ containerpb.Operation_Type, target stri
 			defer s.mu.Unlock()
 			s.complete(op)
 		}))
-	return proto.Clone(op.pb).(*containerpb.Operation)
+	out, _ := proto.Clone(op.pb).(*containerpb.Operation)
+	return out
 }
 
 // complete marks op DONE and applies its effect. Callers hold s.mu.
@@ -137,7 +138,7 @@ func (s *Server) cancelOperation(r *request) (proto.Message, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	op := msg.(*containerpb.Operation)
+	op, _ := msg.(*containerpb.Operation) // getOperation answers with an Operation
 	if op.Status == containerpb.Operation_DONE {
 		return nil, errorf(codes.FailedPrecondition, "Operation %s is already done.", op.Name)
 	}

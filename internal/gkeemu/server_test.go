@@ -2,6 +2,7 @@ package gkeemu_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -37,7 +38,7 @@ func (h *harness) do(method, path, body string) (int, map[string]any) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(resp.Body)
 	out := map[string]any{}
 	if err := json.Unmarshal(raw, &out); err != nil {
@@ -81,7 +82,7 @@ func TestUnauthenticated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != 401 {
 		t.Errorf("no token: status %d, want 401", resp.StatusCode)
 	}
@@ -114,7 +115,7 @@ func TestOperationLifecycleAndBusyCluster(t *testing.T) {
 		t.Errorf("second operation: %d %q, want GKE's busy-cluster FAILED_PRECONDITION", code, msg)
 	}
 	h.emu.Settle()
-	_, done := h.do("GET", loc+"/operations/"+op["name"].(string), "")
+	_, done := h.do("GET", loc+"/operations/"+fmt.Sprint(op["name"]), "")
 	_, pool = h.do("GET", loc+"/clusters/c/nodePools/dws-pool", "")
 	if done["status"] != "DONE" || pool["status"] != "RUNNING" {
 		t.Errorf("after settling: operation %v, pool %v; want DONE and RUNNING", done["status"], pool["status"])
@@ -131,7 +132,7 @@ func TestStockout(t *testing.T) {
 	h.emu.Stockout("dws-pool", 1)
 	_, op := h.do("POST", loc+"/clusters/c/nodePools", tutorialDWS)
 	h.emu.Settle()
-	_, done := h.do("GET", loc+"/operations/"+op["name"].(string), "")
+	_, done := h.do("GET", loc+"/operations/"+fmt.Sprint(op["name"]), "")
 	_, pool := h.do("GET", loc+"/clusters/c/nodePools/dws-pool", "")
 	opErr, _ := done["error"].(map[string]any)
 	if opErr == nil || !strings.Contains(opErr["message"].(string), "GCE_STOCKOUT") || pool["status"] != "ERROR" {

@@ -109,7 +109,10 @@ func prepareKueue(ctx context.Context, core corev1client.CoreV1Interface, dyn dy
 		hooks, _, _ := unstructured.NestedSlice(obj.Object, "webhooks")
 		var kept []any
 		for _, h := range hooks {
-			m := h.(map[string]any)
+			m, ok := h.(map[string]any)
+			if !ok {
+				continue
+			}
 			path, _, _ := unstructured.NestedString(m, "clientConfig", "service", "path")
 			// Only the frameworks the stack enables: Kueue's own objects, RayJobs and RayClusters. The other
 			// frameworks' hooks would refuse those objects, since their handlers are not registered.

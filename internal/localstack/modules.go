@@ -25,7 +25,7 @@ func moduleDir(dir, module string) (string, error) {
 	}
 	var info struct{ Dir, Version, Error string }
 	if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
-		return "", fmt.Errorf("locating %s in the module cache: %s %v", module, info.Error, err)
+		return "", fmt.Errorf("locating %s in the module cache: %s %w", module, info.Error, err)
 	}
 	return info.Dir, nil
 }

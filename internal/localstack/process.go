@@ -39,13 +39,13 @@ func startProcess(dir, name, bin string, args ...string) (*process, error) {
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
-		logFile.Close()
+		_ = logFile.Close()
 		return nil, fmt.Errorf("starting %s (%s): %w", name, bin, err)
 	}
 	p := &process{name: name, dir: dir, bin: bin, args: args, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
-		logFile.Close()
+		_ = logFile.Close()
 		close(p.done)
 	}()
 	return p, nil
@@ -94,13 +94,13 @@ func waitReady(ctx context.Context, p *process, url string, client *http.Client,
 		}
 		resp, err := client.Do(req)
 		if err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
 		}
 		if p.exited() {
-			return fmt.Errorf("%s exited before it was ready (%v); end of %s:\n%s", p.name, p.err, p.log, p.tail())
+			return fmt.Errorf("%s exited before it was ready (%w); end of %s:\n%s", p.name, p.err, p.log, p.tail())
 		}
 		select {
 		case <-ctx.Done():
@@ -121,7 +121,7 @@ func freePorts(n int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
-			l.Close()
+			_ = l.Close()
 		}
 	}()
 	ports := make([]int, n)
@@ -131,7 +131,8 @@ func freePorts(n int) ([]int, error) {
 			return nil, err
 		}
 		ls = append(ls, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
+		addr, _ := l.Addr().(*net.TCPAddr) // a TCP listener has a TCP address
+		ports[i] = addr.Port
 	}
 	return ports, nil
 }

@@ -75,7 +75,7 @@ func TestAccFaults_transientBursts(t *testing.T) {
 		CheckDestroy: func(*terraform.State) error {
 			_, err := gkeAPIForCheck().API().GetCluster(context.Background(), &containerpb.GetClusterRequest{Name: ref.String()})
 			if !gke.IsNotFound(err) {
-				return fmt.Errorf("cluster %s after destroy: %v", ref, err)
+				return fmt.Errorf("cluster %s after destroy: %w", ref, err)
 			}
 			return nil
 		},

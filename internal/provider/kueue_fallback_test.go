@@ -135,7 +135,7 @@ func TestAccKueueQueue_fallback(t *testing.T) {
 					return fmt.Errorf("job 2 admission checks = %+v, want fb-dws-prov Ready", wl2.Status.AdmissionChecks)
 				}
 				if n, err := emu.NodeCount(ref.String(), "dws-pool"); err != nil || n != 4 {
-					return fmt.Errorf("flex-start pool has %d nodes after provisioning (%v), want the 4 of one slice", n, err)
+					return fmt.Errorf("flex-start pool has %d nodes after provisioning (%w), want the 4 of one slice", n, err)
 				}
 				return nil
 			},

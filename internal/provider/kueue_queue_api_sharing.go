@@ -115,7 +115,7 @@ func refuseRedeclared(ctx context.Context, c *kube.Clients, m *kueueQueueModel, 
 		if err != nil {
 			continue // gone or unreadable: the apply itself reports it
 		}
-		if want := stringMap(f.NodeLabels); !maps.Equal(live.Spec.NodeLabels, want) && !(len(want) == 0 && len(live.Spec.NodeLabels) == 0) {
+		if want := stringMap(f.NodeLabels); !maps.Equal(live.Spec.NodeLabels, want) && (len(want) != 0 || len(live.Spec.NodeLabels) != 0) {
 			return clash("ResourceFlavor", name, "node labels "+labelString(live.Spec.NodeLabels), "node labels "+labelString(want))
 		}
 	}

@@ -391,22 +391,21 @@ func limitMaps(quotas []kueue.ResourceQuota, prior flavorModel) (types.Map, type
 
 // flattenPreemption reads spec.preemption; the API server defaults every policy to Never.
 func flattenPreemption(p *kueue.ClusterQueuePreemption) *preemptionModel {
-	or := func(s, def string) types.String {
+	policy := func(s string) types.String {
 		if s == "" {
-			s = def
+			s = string(kueue.PreemptionPolicyNever)
 		}
 		return types.StringValue(s)
 	}
-	never := string(kueue.PreemptionPolicyNever)
 	if p == nil {
-		return &preemptionModel{ReclaimWithinCohort: or("", never), BorrowWithinCohort: or("", never), WithinClusterQueue: or("", never)}
+		return &preemptionModel{ReclaimWithinCohort: policy(""), BorrowWithinCohort: policy(""), WithinClusterQueue: policy("")}
 	}
 	borrow := ""
 	if p.BorrowWithinCohort != nil {
 		borrow = string(p.BorrowWithinCohort.Policy)
 	}
-	return &preemptionModel{ReclaimWithinCohort: or(string(p.ReclaimWithinCohort), never), BorrowWithinCohort: or(borrow, never),
-		WithinClusterQueue: or(string(p.WithinClusterQueue), never)}
+	return &preemptionModel{ReclaimWithinCohort: policy(string(p.ReclaimWithinCohort)), BorrowWithinCohort: policy(borrow),
+		WithinClusterQueue: policy(string(p.WithinClusterQueue))}
 }
 
 // flattenProvisioning reads a flavor's admission check and its config; nil when the flavor has no check or either

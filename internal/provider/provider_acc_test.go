@@ -50,7 +50,9 @@ func TestMain(m *testing.M) {
 		"GOOGLE_ZONE":                    testLocation,
 		"GOOGLE_CREDENTIALS":             "",
 	} {
-		os.Setenv(k, v)
+		if err := os.Setenv(k, v); err != nil {
+			panic(err)
+		}
 	}
 	code := m.Run()
 	stopStack()

@@ -56,7 +56,7 @@ func TestAccRayJob_admissionOffThePath(t *testing.T) {
 		return func(*terraform.State) error {
 			_, err := adminClients(t).Ray.RayV1().RayJobs("default").Get(context.Background(), name, metav1.GetOptions{})
 			if !apierrors.IsNotFound(err) {
-				return fmt.Errorf("RayJob %s exists after a refused create (%v)", name, err)
+				return fmt.Errorf("RayJob %s exists after a refused create (%w)", name, err)
 			}
 			return nil
 		}

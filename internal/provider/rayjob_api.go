@@ -222,9 +222,11 @@ func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m 
 	if w == nil || flavor == "" {
 		return nil
 	}
+	// What cannot be read leaves the admission standing: this check only ever refuses what it can show is wrong.
 	rf, err := c.Kueue.KueueV1beta2().ResourceFlavors().Get(ctx, flavor, metav1.GetOptions{})
 	if err != nil {
-		return nil // cannot tell; the admission stands
+		tflog.Debug(ctx, "cannot read the admitted flavor; not checking placement", map[string]any{"flavor": flavor, "error": err.Error()})
+		return nil //nolint:nilerr // what cannot be read is not shown wrong
 	}
 	want := fmt.Sprintf("%s %s", w.Accelerator.ValueString(), w.Topology.ValueString())
 	mismatch := func(where, accel, topo string) error {
@@ -243,28 +245,29 @@ func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m 
 	if !ok || m.Cluster.IsNull() || (hasAccel && hasTopo) {
 		return nil
 	}
+	if np, found := r.findJobPool(ctx, m, pool); found {
+		if mt, known := catalog.Lookup(np.GetConfig().GetMachineType()); known &&
+			(mt.Accelerator != w.Accelerator.ValueString() || np.GetPlacementPolicy().GetTpuTopology() != w.Topology.ValueString()) {
+			return mismatch("node pool "+pool+", "+np.GetConfig().GetMachineType(), mt.Accelerator, np.GetPlacementPolicy().GetTpuTopology())
+		}
+	}
+	return nil
+}
+
+// findJobPool reads a node pool of the job's cluster from GKE; found is false when it cannot be read.
+func (r *rayJobResource) findJobPool(ctx context.Context, m *rayJobModel, pool string) (*containerpb.NodePool, bool) {
 	ref, err := resolveCluster(m.Cluster.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	client, err := r.clients.GKE(ctx)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	np, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.NodePool, error) {
 		return client.API().GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: ref.String() + "/nodePools/" + pool})
 	})
-	if err != nil {
-		return nil
-	}
-	mt, known := catalog.Lookup(np.GetConfig().GetMachineType())
-	if !known {
-		return nil
-	}
-	if mt.Accelerator != w.Accelerator.ValueString() || np.GetPlacementPolicy().GetTpuTopology() != w.Topology.ValueString() {
-		return mismatch("node pool "+pool+", "+np.GetConfig().GetMachineType(), mt.Accelerator, np.GetPlacementPolicy().GetTpuTopology())
-	}
-	return nil
+	return np, err == nil
 }
 
 // deleteFilesConfigMap deletes a job's files unless another RayJob mounts them: the tutorial's two jobs share one
@@ -288,7 +291,7 @@ func deleteFilesConfigMap(ctx context.Context, c *kube.Clients, ns, cm, job stri
 func refuseSharedFilesChange(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap, job string) error {
 	live, err := c.Core.ConfigMaps(cm.Namespace).Get(ctx, cm.Name, metav1.GetOptions{})
 	if err != nil || sameData(live.Data, cm.Data) {
-		return nil // absent, or unreadable (the write reports that)
+		return nil //nolint:nilerr // absent, or unreadable: the write that follows reports that
 	}
 	others, err := configMapUsers(ctx, c, cm.Namespace, cm.Name, job)
 	if err != nil || len(others) == 0 {

@@ -77,11 +77,11 @@ resource "dwsfallback_kueue_install" "test" {
 				return err
 			}
 			if _, err := h.Get("kueue"); !helm.IsNotFound(err) {
-				return fmt.Errorf("release kueue after destroy: %v, want not found", err)
+				return fmt.Errorf("release kueue after destroy: %w, want not found", err)
 			}
 			// The install made kueue-system, so its destroy removes it.
 			if _, err := admin.Core.Namespaces().Get(context.Background(), "kueue-system", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("namespace kueue-system after destroy: %v, want not found", err)
+				return fmt.Errorf("namespace kueue-system after destroy: %w, want not found", err)
 			}
 			return nil
 		},
