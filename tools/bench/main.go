@@ -34,6 +34,7 @@ func main() {
 	out := flag.String("out", "bench", "where results.md and cost.png go")
 	startupOnly := flag.Bool("startup-only", false, "measure the provider's start-up only, and print it")
 	noHelm := flag.String("nohelm", "", "a provider binary built with -tags nohelm, to weigh what the Helm SDK costs")
+	statusQuoFile := flag.String("status-quo", "bench/status-quo.json", "figures of the status quo, with where and when they were measured")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 
@@ -50,6 +51,13 @@ func main() {
 	if *noHelm != "" {
 		b.noHelm = &variant{binary: abs(*noHelm)}
 	}
+	if *statusQuoFile != "" {
+		sq, err := readStatusQuo(*statusQuoFile)
+		if err != nil {
+			log.Fatalf("-status-quo: %v", err)
+		}
+		b.statusQuo = sq
+	}
 	if err := b.run(abs(*binDir), sizes); err != nil {
 		log.Fatal(err)
 	}
@@ -64,6 +72,7 @@ func main() {
 type bench struct {
 	binary      string
 	runs        int
+	statusQuo   *statusQuo
 	startupOnly bool
 	noHelm      *variant
 	emu         *gkeemu.Server
@@ -198,7 +207,7 @@ func (b *bench) run(binDir string, sizes []int) error {
 
 // measure applies the tutorial stack with n RayJobs, plans and applies it again without changes, and destroys it.
 func (b *bench) measure(dir string, n int) (result, error) {
-	r := result{N: n, ManagedObjects: 1 + 2 + 7 + 2*n} // cluster, 2 pools, 7 Kueue objects, a RayJob and its ConfigMap each
+	r := result{N: n}
 	tf, err := newWorkdir(dir, b.binary, stackConfig(n), b.env)
 	if err != nil {
 		return r, err
@@ -210,6 +219,9 @@ func (b *bench) measure(dir string, n int) (result, error) {
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "terraform.tfstate")); err == nil {
 		r.StateBytes = fi.Size()
+	}
+	if r.ManagedObjects, err = managedObjects(filepath.Join(dir, "terraform.tfstate")); err != nil {
+		return r, err
 	}
 	var plans, wide, noops []time.Duration
 	for i := 0; i < b.runs; i++ {

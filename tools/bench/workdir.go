@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -123,4 +124,64 @@ resource "dwsfallback_rayjob" %[1]q {
   wait_for = %[3]q
 }
 `, prefix, n, wait)
+}
+
+// managedObjects counts, from the state, the GKE and Kubernetes objects the resources manage: a cluster is one, a
+// pool pair two, a queue its ClusterQueue, flavors, admission checks, configs and LocalQueues, a RayJob one and its
+// files' ConfigMap one more.
+func managedObjects(stateFile string) (int, error) {
+	b, err := os.ReadFile(stateFile)
+	if err != nil {
+		return 0, err
+	}
+	var st struct {
+		Resources []struct {
+			Mode      string `json:"mode"`
+			Type      string `json:"type"`
+			Instances []struct {
+				Attributes struct {
+					Flavors []struct {
+						Provisioning *struct {
+							AdmissionCheck string `json:"admission_check"`
+							Config         string `json:"config"`
+						} `json:"provisioning"`
+					} `json:"flavors"`
+					LocalQueues []json.RawMessage `json:"local_queues"`
+					Files       map[string]string `json:"files"`
+				} `json:"attributes"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return 0, fmt.Errorf("reading %s: %w", stateFile, err)
+	}
+	n := 0
+	for _, r := range st.Resources {
+		if r.Mode != "managed" {
+			continue
+		}
+		for _, in := range r.Instances {
+			a := in.Attributes
+			switch r.Type {
+			case "dwsfallback_cluster":
+				n++
+			case "dwsfallback_tpu_pool_pair":
+				n += 2
+			case "dwsfallback_kueue_queue":
+				checks, configs := map[string]bool{}, map[string]bool{}
+				for _, f := range a.Flavors {
+					if p := f.Provisioning; p != nil {
+						checks[p.AdmissionCheck], configs[p.Config] = true, true
+					}
+				}
+				n += 1 + len(a.Flavors) + len(checks) + len(configs) + len(a.LocalQueues)
+			case "dwsfallback_rayjob":
+				n++
+				if len(a.Files) > 0 {
+					n++
+				}
+			}
+		}
+	}
+	return n, nil
 }
