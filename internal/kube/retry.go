@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // RetryFor bounds how long Retry keeps trying a call that fails for a passing reason.
@@ -57,23 +58,29 @@ func WebhookNotReady(err error) bool {
 		strings.Contains(s, "connection refused") && strings.Contains(s, "webhook")
 }
 
-// Retry calls call until it succeeds, fails for a reason that is not Transient, RetryFor has passed, or ctx ends.
+// retryBackoff doubles from 200 ms to 3 s, then stays there.
+var retryBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Cap: 3 * time.Second, Steps: 5}
+
+// Retry calls call until it succeeds, fails for a reason that is not Transient, RetryFor has passed, or ctx ends. It
+// returns the call's last error, joined with ctx's when ctx ended.
 func Retry(ctx context.Context, call func() error) error {
-	deadline := time.Now().Add(RetryFor)
-	wait := 200 * time.Millisecond
-	for {
-		err := call()
-		if err == nil || !Transient(err) || time.Now().After(deadline) {
-			return err
+	rctx, cancel := context.WithTimeout(ctx, RetryFor)
+	defer cancel()
+	var last error
+	err := retryBackoff.DelayFunc().Until(rctx, true, false, func(context.Context) (bool, error) {
+		last = call()
+		if last != nil && Transient(last) {
+			return false, nil
 		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(err, ctx.Err())
-		case <-time.After(wait):
-		}
-		if wait < 3*time.Second {
-			wait *= 2
-		}
+		return true, nil
+	})
+	switch {
+	case err == nil || last == nil:
+		return last
+	case ctx.Err() != nil:
+		return errors.Join(last, ctx.Err())
+	default:
+		return last // RetryFor has passed
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -73,23 +74,24 @@ func DeleteAndWait(ctx context.Context, del, get func(context.Context) error, pa
 	if err := del(ctx); err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	limit := time.Now().Add(patience)
-	for {
+	var failed error
+	err := wait.PollUntilContextTimeout(ctx, 150*time.Millisecond, patience, true, func(ctx context.Context) (bool, error) {
 		err := get(ctx)
-		if apierrors.IsNotFound(err) {
-			return nil
+		if err != nil && !apierrors.IsNotFound(err) {
+			failed = err
+			return false, err
 		}
-		if err != nil {
-			return err
-		}
-		if time.Now().After(limit) {
-			return ErrStillThere
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(150 * time.Millisecond):
-		}
+		return err != nil, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case failed != nil:
+		return failed
+	case ctx.Err() != nil:
+		return ctx.Err()
+	default:
+		return ErrStillThere
 	}
 }
 

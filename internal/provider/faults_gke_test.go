@@ -20,7 +20,7 @@ import (
 
 // The GKE methods each step of the burst test calls: every one of them gets its faults, and every fault must be met.
 var (
-	createMethods  = []string{"CreateCluster", "GetCluster", "CreateNodePool", "GetOperation", "ListNodePools"}
+	createMethods  = []string{"CreateCluster", "GetCluster", "CreateNodePool", "GetOperation"}
 	updateMethods  = []string{"SetLabels", "SetNodePoolAutoscaling", "GetOperation", "GetCluster", "ListNodePools"}
 	destroyMethods = []string{"DeleteNodePool", "DeleteCluster", "GetOperation"}
 )

@@ -196,7 +196,10 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 			Host: k.Host.ValueString(), BearerToken: k.Token.ValueString(), CAData: []byte(k.ClusterCACertificate.ValueString()),
 			Insecure: k.Insecure.ValueBool(), UserAgent: data.userAgent,
 		}
-		if data.kubeTarget.Kubeconfig == "" && data.kubeTarget.Host == "" {
+		// A host or kubeconfig that is not known yet (another resource's output, such as a cluster's endpoint made in
+		// the same apply) is fine at plan time: nothing connects before apply, and Terraform configures again then.
+		known := !k.Host.IsUnknown() && !k.ConfigPath.IsUnknown()
+		if known && data.kubeTarget.Kubeconfig == "" && data.kubeTarget.Host == "" {
 			resp.Diagnostics.AddAttributeError(path.Root("kubernetes"), "Incomplete kubernetes block",
 				"The kubernetes block needs config_path (a kubeconfig) or host (with token and cluster_ca_certificate).")
 			return

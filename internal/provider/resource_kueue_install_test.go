@@ -116,13 +116,22 @@ resource "dwsfallback_kueue_install" "test" {
 				Check: args("TopologyAwareScheduling=false"),
 			},
 			{
-				// The release uninstalled by hand: planned again.
+				// The release uninstalled by hand, and its namespace deleted: planned again. The new install makes the
+				// namespace, so its destroy removes it (CheckDestroy).
 				PreConfig: func() {
 					h, err := helm.New(admin.Config, "kueue-system", func(string) {})
 					if err != nil {
 						t.Fatal(err)
 					}
 					if err := h.Uninstall("kueue", time.Minute); err != nil {
+						t.Fatal(err)
+					}
+					ns := admin.Core.Namespaces()
+					if err := kube.DeleteAndWait(context.Background(), func(ctx context.Context) error { return ns.Delete(ctx, "kueue-system", metav1.DeleteOptions{}) },
+						func(ctx context.Context) error {
+							_, err := ns.Get(ctx, "kueue-system", metav1.GetOptions{})
+							return err
+						}, time.Minute); err != nil {
 						t.Fatal(err)
 					}
 				},

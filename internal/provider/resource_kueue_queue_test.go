@@ -264,3 +264,43 @@ resource "dwsfallback_kueue_queue" "test" {
 		},
 	})
 }
+
+// TestAccKueueQueue_kubernetesBlockNotKnownYet: the provider's kubernetes block fed by another resource's output (as
+// a cluster's endpoint made in the same apply is) plans and applies; it once failed the plan as an incomplete block.
+func TestAccKueueQueue_kubernetesBlockNotKnownYet(t *testing.T) {
+	s := requireStack(t)
+	cfg := fmt.Sprintf(`
+resource "terraform_data" "endpoint" {
+  input = %q
+}
+
+provider "dwsfallback" {
+  kubernetes {
+    host                   = terraform_data.endpoint.output
+    token                  = %q
+    cluster_ca_certificate = %q
+  }
+}
+`, s.Host, s.AdminToken, string(s.CAPEM)) + faultQueue("unknownhost", "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkQueueGone(t, "unknownhost-cluster-queue"),
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(queueAddr, tfjsonpath.New("active"), knownvalue.Bool(true)),
+			},
+		}},
+	})
+}
+
+// checkQueueGone requires the ClusterQueue to be gone (not found, not merely unreadable).
+func checkQueueGone(t *testing.T, name string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		_, err := adminClients(t).Kueue.KueueV1beta2().ClusterQueues().Get(context.Background(), name, metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("ClusterQueue %s after destroy: %v, want not found", name, err)
+		}
+		return nil
+	}
+}

@@ -206,8 +206,12 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	ns, name := st.Namespace.ValueString(), st.Name.ValueString()
 	jobs := c.Ray.RayV1().RayJobs(ns)
-	// Background propagation: the garbage collector removes the RayCluster and Kueue's Workload after the job.
-	if err := kube.DeleteAndWait(ctx, func(ctx context.Context) error { return jobs.Delete(ctx, name, metav1.DeleteOptions{}) },
+	// Foreground propagation: the job goes only after the garbage collector removed its RayCluster and Kueue's
+	// Workload, so its quota is free when destroy returns (a job applied next is admitted where this one was).
+	foreground := metav1.DeletePropagationForeground
+	if err := kube.DeleteAndWait(ctx, func(ctx context.Context) error {
+		return jobs.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &foreground})
+	},
 		func(ctx context.Context) error { _, err := jobs.Get(ctx, name, metav1.GetOptions{}); return err }, 5*time.Minute); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
 		return

@@ -116,9 +116,13 @@ data "dwsfallback_workloads" "all" {
 				ExpectError: regexp.MustCompile(`(?s)waiting for RayJob \(default/jobs-rayjob-3\).*jobs-dws-prov`),
 			},
 			{
-				// With job 1 (and the failed job 3) gone, a new job takes the freed on-demand quota.
+				// Job 1 (and the failed job 3) destroyed: destroy returns once their Workloads are gone.
 				PreConfig: func() { dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond) },
-				Config:    base + jobsConfig("acc-jobs", "jobs", []int{2, 4}, ""),
+				Config:    base + jobsConfig("acc-jobs", "jobs", []int{2}, ""),
+			},
+			{
+				// A new job takes the freed on-demand quota.
+				Config: base + jobsConfig("acc-jobs", "jobs", []int{2, 4}, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					flavor(4, "jobs-on-demand"),
 				},

@@ -1,0 +1,54 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestDeleteAndWait(t *testing.T) {
+	gone := apierrors.NewNotFound(schema.GroupResource{Resource: "clusterqueues"}, "q")
+	boom := errors.New("boom")
+	cases := []struct {
+		name     string
+		gets     []error // what get returns, call by call; the last repeats
+		patience time.Duration
+		want     error
+	}{
+		{"gone at once", []error{gone}, time.Second, nil},
+		{"gone after two reads", []error{nil, nil, gone}, time.Second, nil},
+		{"still there", []error{nil}, 400 * time.Millisecond, ErrStillThere},
+		{"read fails", []error{nil, boom}, time.Second, boom},
+	}
+	for _, tc := range cases {
+		i := 0
+		get := func(context.Context) error {
+			err := tc.gets[min(i, len(tc.gets)-1)]
+			i++
+			return err
+		}
+		err := DeleteAndWait(context.Background(), func(context.Context) error { return nil }, get, tc.patience)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: DeleteAndWait = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := DeleteAndWait(ctx, func(context.Context) error { return nil }, func(context.Context) error { return nil }, time.Minute); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: DeleteAndWait = %v, want context.Canceled", err)
+	}
+}
+
+func TestRetryEndsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	calls := 0
+	err := Retry(ctx, func() error { calls++; return apierrors.NewServiceUnavailable("starting") })
+	if !apierrors.IsServiceUnavailable(err) || !errors.Is(err, context.DeadlineExceeded) || calls < 2 {
+		t.Fatalf("Retry = %v after %d calls; want the last 503 joined with the deadline, after retries", err, calls)
+	}
+}
