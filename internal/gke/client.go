@@ -34,7 +34,9 @@ type API interface {
 	GetOperation(context.Context, *containerpb.GetOperationRequest, ...gax.CallOption) (*containerpb.Operation, error)
 }
 
-// Backoff is the schedule of retries and operation polls: Initial, then times Multiplier, at most Max, with jitter.
+// Backoff is the schedule of retries and operation polls: Initial, then times Multiplier, at most Max. Retries take
+// gax's full jitter (gax.Backoff); operation polls keep a narrow jitter, so a pool's wait costs a steady number of
+// GetOperation calls.
 type Backoff struct {
 	Initial, Max time.Duration
 	Multiplier   float64
@@ -74,24 +76,51 @@ func (c *Client) API() API { return c.api }
 
 // Read calls read, retrying throttling and unavailability until ctx ends.
 func Read[T any](ctx context.Context, c *Client, read func(context.Context) (T, error)) (T, error) {
-	var (
-		wait time.Duration
-		last error
-	)
+	r := c.retryer(false)
+	var last error
 	for {
 		v, err := read(ctx)
 		if err != nil && ctx.Err() != nil {
 			return v, giveUp(last, err, ctx.Err())
 		}
-		if err == nil || !isTransient(err) {
+		if err == nil {
+			return v, nil
+		}
+		d, again := r.Retry(err)
+		if !again {
 			return v, explain(err)
 		}
 		last = err
-		wait = c.backoff.next(wait)
-		if serr := sleep(ctx, wait); serr != nil {
+		if serr := gax.Sleep(ctx, d); serr != nil {
 			return v, giveUp(last, err, serr)
 		}
 	}
+}
+
+// transientCodes are the HTTP statuses of GKE's answers that pass by themselves: throttling and unavailability.
+var transientCodes = []int{http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout}
+
+// retryer is gax's Retryer for GKE's passing errors (gax.OnHTTPCodes, with gax's backoff), and, when busy is set, for
+// GKE's refusal of a second operation on a busy cluster, which it asks callers to retry.
+func (c *Client) retryer(busy bool) gax.Retryer {
+	bo := gax.Backoff{Initial: c.backoff.Initial, Max: c.backoff.Max, Multiplier: c.backoff.Multiplier}
+	codes := gax.OnHTTPCodes(bo, transientCodes...)
+	if !busy {
+		return codes
+	}
+	return &busyRetryer{codes: codes, backoff: bo}
+}
+
+type busyRetryer struct {
+	codes   gax.Retryer
+	backoff gax.Backoff
+}
+
+func (r *busyRetryer) Retry(err error) (time.Duration, bool) {
+	if IsClusterBusy(err) {
+		return r.backoff.Pause(), true
+	}
+	return r.codes.Retry(err)
 }
 
 // giveUp is the error of a retry loop whose context ended: the last error GKE answered (the cause of the retries),
@@ -114,9 +143,9 @@ func (c *Client) Mutate(ctx context.Context, cluster string, start func(context.
 	var (
 		op   *containerpb.Operation
 		err  error
-		wait time.Duration
 		last error
 	)
+	r := c.retryer(true)
 	for {
 		op, err = start(ctx)
 		if err == nil {
@@ -125,12 +154,12 @@ func (c *Client) Mutate(ctx context.Context, cluster string, start func(context.
 		if ctx.Err() != nil {
 			return giveUp(last, err, ctx.Err())
 		}
-		if !isTransient(err) && !IsClusterBusy(err) {
+		d, again := r.Retry(err)
+		if !again {
 			return explain(err)
 		}
 		last = err
-		wait = c.backoff.next(wait)
-		if serr := sleep(ctx, wait); serr != nil {
+		if serr := gax.Sleep(ctx, d); serr != nil {
 			return giveUp(last, err, serr)
 		}
 	}
@@ -216,14 +245,6 @@ func IsClusterBusy(err error) bool {
 		return false
 	}
 	return strings.Contains(ge.Message, "Please wait and try again") || strings.Contains(ge.Message, "is currently")
-}
-
-func isTransient(err error) bool {
-	switch httpCode(err) {
-	case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
-		return true
-	}
-	return false
 }
 
 func httpCode(err error) int {
