@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -70,4 +71,41 @@ func deploymentAvailable(d *appsv1.Deployment) bool {
 		}
 	}
 	return false
+}
+
+// kueueInUse names the ClusterQueues and counts the Workloads on the cluster ("" when there are none, or when Kueue's
+// API is not there at all).
+func kueueInUse(ctx context.Context, c *kube.Clients) (string, error) {
+	api := c.Kueue.KueueV1beta2()
+	var cqs *kueue.ClusterQueueList
+	err := kube.Retry(ctx, func() (err error) { cqs, err = api.ClusterQueues().List(ctx, metav1.ListOptions{}); return err })
+	if kueueMissing(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", kubeError(c, "ClusterQueue", "*", err)
+	}
+	var wls *kueue.WorkloadList
+	if err := kube.Retry(ctx, func() (err error) {
+		wls, err = api.Workloads(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		return err
+	}); err != nil && !kueueMissing(err) {
+		return "", kubeError(c, "Workload", "*", err)
+	}
+	var names []string
+	for i, cq := range cqs.Items {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(cqs.Items)-5))
+			break
+		}
+		names = append(names, cq.Name)
+	}
+	nWorkloads := 0
+	if wls != nil {
+		nWorkloads = len(wls.Items)
+	}
+	if len(names) == 0 && nWorkloads == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("%d ClusterQueue(s) (%s) and %d workload(s)", len(cqs.Items), strings.Join(names, ", "), nWorkloads), nil
 }

@@ -157,6 +157,17 @@ func (r *kueueInstallResource) Delete(ctx context.Context, req resource.DeleteRe
 	if !ok {
 		return
 	}
+	// Uninstalling Kueue deletes its CRDs, and with them every queue and workload on the cluster, whichever state
+	// they belong to: refuse, before anything is deleted, while any remain.
+	if inUse, err := kueueInUse(ctx, c); err != nil || inUse != "" {
+		msg := fmt.Sprintf("Nothing was uninstalled: Kueue on %s still serves %s. Uninstalling it would delete them with its CRDs; "+
+			"destroy those queues and jobs first (they may be in other Terraform states), then destroy again.", c.Host, inUse)
+		if err != nil {
+			msg = err.Error()
+		}
+		resp.Diagnostics.AddError("uninstalling Kueue's helm release", msg)
+		return
+	}
 	if err := h.Uninstall(st.ReleaseName.ValueString(), timeout); err != nil {
 		resp.Diagnostics.AddError("uninstalling Kueue's helm release", err.Error())
 		return

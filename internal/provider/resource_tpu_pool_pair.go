@@ -319,7 +319,8 @@ func (r *tpuPoolPairResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	setSlice(&plan)
 	changed := prior != nil && !planEqualsState(req.Plan, req.State)
-	names := [2]types.String{}
+	// A pool object not known yet (a module variable) leaves its name, and so the id, unknown.
+	names := [2]types.String{types.StringUnknown(), types.StringUnknown()}
 	for i, role := range poolRoles {
 		p, ok := role.decodePool(role.get(&plan))
 		if !ok {
