@@ -168,7 +168,14 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 			return wrote, kubeError(c, "LocalQueue", lq.Namespace.ValueString()+"/"+lq.Name.ValueString(), err)
 		}
 	}
-	return true, nil
+	// Two queues applied at once (one state, parallel applies) can both find a shared flavor unused and write their
+	// own spec of it; the later write wins. Checked again now that both ClusterQueues exist: the queue whose spec lost
+	// is refused, naming the other.
+	after, err := findUsers(ctx, c, m.Name.ValueString())
+	if err != nil {
+		return true, err
+	}
+	return true, refuseRedeclared(ctx, c, m, after)
 }
 
 // waitQueueActive waits until the ClusterQueue and every AdmissionCheck of m report Active, woken by watch events.

@@ -103,7 +103,8 @@ func refuseRedeclared(ctx context.Context, c *kube.Clients, m *kueueQueueModel, 
 	self := m.Name.ValueString()
 	clash := func(kind, name, theirs, ours string) error {
 		return fmt.Errorf("%s %s is declared twice with different specs: ClusterQueue %s uses it with %s, and this queue (ClusterQueue %s) "+
-			"declares %s. Shared objects must be declared alike everywhere: give this queue's its own name, or make both declarations equal",
+			"declares %s. Shared objects must be declared alike everywhere: give this queue's its own name, or make both declarations equal "+
+			"(if the live spec was changed by hand, apply the other queue's configuration first)",
 			kind, name, strings.Join(u.of(kind, name), ", "), theirs, self, ours)
 	}
 	for _, f := range m.Flavors {
