@@ -5,9 +5,10 @@ import (
 	"fmt"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 )
 
 // clusterDiffers lists how an existing cluster differs from the configuration in what the cluster was created with.

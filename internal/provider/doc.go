@@ -9,6 +9,7 @@
 //   - <name>_validate.go: checks of a configuration whose values may still be unknown.
 //
 // Shared by every cluster-scoped resource: cluster_scope.go (the cluster, project and location attributes, their
-// plan-time resolution, the import id, connecting). Shared by all: framework.go (conversions between Terraform and Go
-// values, and decoding configurations with unknown values).
+// plan-time resolution, the import id, connecting) and kube_errors.go (what a Kubernetes refusal means and how to fix
+// it). Shared by all: framework.go (conversions between Terraform and Go values, and decoding configurations with
+// unknown values).
 package provider

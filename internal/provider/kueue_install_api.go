@@ -11,13 +11,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/helm"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/helm"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
 func (r *kueueInstallResource) connect(ctx context.Context, m *kueueInstallModel, diags *diag.Diagnostics) (*kube.Clients, *helm.Client, bool) {

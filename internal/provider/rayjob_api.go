@@ -16,10 +16,11 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // findWorkload returns Kueue's Workload for a job (linked by the kueue.x-k8s.io/job-uid label), or nil.

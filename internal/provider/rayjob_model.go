@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -18,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 )
 
 type rayJobModel struct {

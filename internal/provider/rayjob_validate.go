@@ -5,10 +5,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 )
 
 // validateRayJob checks, on the values known so far (unknown ones read as null), what would make the job refused or

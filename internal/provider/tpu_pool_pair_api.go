@@ -6,10 +6,11 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 )
 
 // listPools reads every pool of the cluster in one call, by name.
