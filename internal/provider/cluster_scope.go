@@ -80,8 +80,14 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 				"Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
 			return
 		}
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("project"), types.StringNull())...)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("location"), types.StringNull())...)
+		// Nothing to resolve with a kubernetes block; what the configuration sets stays as it is.
+		for _, a := range []string{"project", "location"} {
+			var v types.String
+			resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(a), &v)...)
+			if v.IsNull() {
+				resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(a), types.StringNull())...)
+			}
+		}
 		if kubeID != "" {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), kubeID)...)
 		}

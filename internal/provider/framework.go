@@ -159,7 +159,7 @@ func getKnown(ctx context.Context, raw tftypes.Value, s tfsdk.Config, target any
 	known, err := tftypes.Transform(raw, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if !v.IsKnown() {
 			u = append(u, p)
-			return tftypes.NewValue(v.Type(), nil), nil
+			return nullOf(v.Type()), nil
 		}
 		return v, nil
 	})
@@ -170,6 +170,21 @@ func getKnown(ctx context.Context, raw tftypes.Value, s tfsdk.Config, target any
 	}
 	s.Raw = known
 	return u, s.Get(ctx, target)
+}
+
+// nullOf is the value an unknown one reads as. An object becomes an object of null attributes rather than a null
+// object: an element of a list of nested objects ([local.a, var.b ? x : y]) decodes into a Go struct, which cannot
+// hold a null.
+func nullOf(t tftypes.Type) tftypes.Value {
+	obj, ok := t.(tftypes.Object)
+	if !ok {
+		return tftypes.NewValue(t, nil)
+	}
+	attrs := make(map[string]tftypes.Value, len(obj.AttributeTypes))
+	for name, at := range obj.AttributeTypes {
+		attrs[name] = tftypes.NewValue(at, nil)
+	}
+	return tftypes.NewValue(t, attrs)
 }
 
 // knownConfig is getKnown of a ValidateConfig request's configuration.

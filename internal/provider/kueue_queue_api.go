@@ -95,16 +95,11 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 	return o, nil
 }
 
-// applyQueue server-side-applies every object of m, dependencies first, so Kueue never sees a reference to an object
-// that does not exist yet.
-func applyQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
-	_, err := applyQueueObjects(ctx, c, m)
-	return err
-}
-
-// applyQueueObjects is applyQueue that also says whether any object may have been written: false when the first
-// write was refused outright (bad credentials, Kueue not installed, invalid), so there is nothing to account for.
-func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel) (bool, error) {
+// applyQueueObjects server-side-applies every object of m, dependencies first, so Kueue never sees a reference to an
+// object that does not exist yet. prior is the queue's state before an update (nil on create). It also says whether
+// any object may have been written: false when the first write was refused outright (bad credentials, Kueue not
+// installed, invalid), so there is nothing to account for.
+func applyQueueObjects(ctx context.Context, c *kube.Clients, m, prior *kueueQueueModel) (bool, error) {
 	wrote := false
 	retry := func(call func() error) error {
 		err := kube.Retry(ctx, call)
@@ -119,11 +114,19 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 	if err != nil {
 		return false, err
 	}
-	if err := refuseRedeclared(ctx, c, m, u); err != nil {
+	if err := refuseRedeclared(ctx, c, m, prior, u); err != nil {
 		return false, err
 	}
 	if err := requireNamespaces(ctx, c, m); err != nil {
 		return false, err
+	}
+	if live, err := api.ClusterQueues().Get(ctx, m.Name.ValueString(), metav1.GetOptions{}); err == nil && live.DeletionTimestamp != nil {
+		why := "Kueue keeps it while workloads use it"
+		if hs, herr := findQuotaHolders(ctx, c, live.Name); herr == nil && len(hs) > 0 {
+			why = holdersError(live.Name, c.Host, hs).Error()
+		}
+		return false, fmt.Errorf("ClusterQueue %s on %s is being deleted (an earlier destroy), so it cannot be applied again until it is gone: %s",
+			live.Name, c.Host, why)
 	}
 	if err := releaseTerminating(ctx, c, m, u); err != nil {
 		return true, err
@@ -175,7 +178,7 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 	if err != nil {
 		return true, err
 	}
-	return true, refuseRedeclared(ctx, c, m, after)
+	return true, refuseRedeclared(ctx, c, m, nil, after)
 }
 
 // waitQueueActive waits until the ClusterQueue and every AdmissionCheck of m report Active, woken by watch events.
@@ -373,7 +376,7 @@ func releaseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel
 		}
 	}
 	live, err := api.ClusterQueues().Get(ctx, m.Name.ValueString(), metav1.GetOptions{})
-	if err == nil && live.DeletionTimestamp == nil && len(reduced.Flavors) > 0 {
+	if err == nil && live.DeletionTimestamp == nil {
 		cq, err := expandClusterQueue(&reduced)
 		if err != nil {
 			return err

@@ -43,7 +43,9 @@ func findUsers(ctx context.Context, c *kube.Clients, self string) (users, error)
 	}
 	checkNames := map[string]bool{}
 	for _, cq := range cqs.Items {
-		if cq.Name == self {
+		// A ClusterQueue being deleted keeps its objects only until it is gone (Kueue's finalizers see to that);
+		// counting it would make queues destroyed together each keep the shared objects for the other.
+		if cq.Name == self || cq.DeletionTimestamp != nil {
 			continue
 		}
 		for _, g := range cq.Spec.ResourceGroups {
@@ -97,8 +99,10 @@ func withoutShared(o queueObjectNames, u users) (queueObjectNames, []string) {
 }
 
 // refuseRedeclared fails when a flavor, check or config of m already exists with another spec and another
-// ClusterQueue uses it: applying over it would silently change that queue too.
-func refuseRedeclared(ctx context.Context, c *kube.Clients, m *kueueQueueModel, u users) error {
+// ClusterQueue uses it: applying over it would silently change that queue too. A live spec that is still this queue's
+// own last declaration (prior, on update) is no clash: every declarer of a shared object changes it in turn, and the
+// first to apply must be let through (the others then find it as they declare it).
+func refuseRedeclared(ctx context.Context, c *kube.Clients, m, prior *kueueQueueModel, u users) error {
 	api := c.Kueue.KueueV1beta2()
 	self := m.Name.ValueString()
 	clash := func(kind, name, theirs, ours string) error {
@@ -106,6 +110,16 @@ func refuseRedeclared(ctx context.Context, c *kube.Clients, m *kueueQueueModel, 
 			"declares %s. Shared objects must be declared alike everywhere: give this queue's its own name, or make both declarations equal "+
 			"(if the live spec was changed by hand, apply the other queue's configuration first)",
 			kind, name, strings.Join(u.of(kind, name), ", "), theirs, self, ours)
+	}
+	priorFlavors, priorChecks := map[string]flavorModel{}, map[string]*provisioningModel{}
+	if prior != nil {
+		for _, f := range prior.Flavors {
+			priorFlavors[f.Name.ValueString()] = f
+		}
+		for _, ch := range prior.checks() {
+			priorChecks[ch.p.AdmissionCheck.ValueString()] = ch.p
+			priorChecks["config/"+ch.p.Config.ValueString()] = ch.p
+		}
 	}
 	for _, f := range m.Flavors {
 		name := f.Name.ValueString()
@@ -116,7 +130,11 @@ func refuseRedeclared(ctx context.Context, c *kube.Clients, m *kueueQueueModel, 
 		if err != nil {
 			continue // gone or unreadable: the apply itself reports it
 		}
-		if want := stringMap(f.NodeLabels); !maps.Equal(live.Spec.NodeLabels, want) && (len(want) != 0 || len(live.Spec.NodeLabels) != 0) {
+		was, declared := priorFlavors[name]
+		if declared && sameLabels(live.Spec.NodeLabels, stringMap(was.NodeLabels)) {
+			continue
+		}
+		if want := stringMap(f.NodeLabels); !sameLabels(live.Spec.NodeLabels, want) {
 			return clash("ResourceFlavor", name, "node labels "+labelString(live.Spec.NodeLabels), "node labels "+labelString(want))
 		}
 	}
@@ -124,27 +142,86 @@ func refuseRedeclared(ctx context.Context, c *kube.Clients, m *kueueQueueModel, 
 		name := ch.p.AdmissionCheck.ValueString()
 		if len(u.of("AdmissionCheck", name)) > 0 {
 			if live, err := api.AdmissionChecks().Get(ctx, name, metav1.GetOptions{}); err == nil {
-				if p := live.Spec.Parameters; live.Spec.ControllerName != ProvisioningRequestController || p == nil || p.Name != ch.p.Config.ValueString() {
-					return clash("AdmissionCheck", name, describeCheck(live), "ProvisioningRequestConfig "+ch.p.Config.ValueString())
+				have := describeCheck(live)
+				was, declared := priorChecks[name]
+				stillOurs := declared && have == wantCheck(was)
+				if !stillOurs && have != wantCheck(ch.p) {
+					return clash("AdmissionCheck", name, have, wantCheck(ch.p))
 				}
 			}
 		}
 		cfg := ch.p.Config.ValueString()
 		if len(u.of("ProvisioningRequestConfig", cfg)) > 0 {
 			if live, err := api.ProvisioningRequestConfigs().Get(ctx, cfg, metav1.GetOptions{}); err == nil {
-				want := stringList(ch.p.ManagedResources)
-				var have []string
-				for _, r := range live.Spec.ManagedResources {
-					have = append(have, string(r))
-				}
-				if live.Spec.ProvisioningClassName != ch.p.Class.ValueString() || strings.Join(have, ",") != strings.Join(want, ",") {
-					return clash("ProvisioningRequestConfig", cfg, fmt.Sprintf("class %s for %v", live.Spec.ProvisioningClassName, have),
-						fmt.Sprintf("class %s for %v", ch.p.Class.ValueString(), want))
+				have := describeConfig(live)
+				was, declared := priorChecks["config/"+cfg]
+				stillOurs := declared && have == wantConfig(was)
+				if !stillOurs && have != wantConfig(ch.p) {
+					return clash("ProvisioningRequestConfig", cfg, have, wantConfig(ch.p))
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// wantCheck and describeCheck put a declared and a live AdmissionCheck in the same words, to compare and to show.
+func wantCheck(p *provisioningModel) string {
+	return "controller " + ProvisioningRequestController + " and ProvisioningRequestConfig " + p.Config.ValueString()
+}
+
+// wantConfig and describeConfig do the same for ProvisioningRequestConfigs: class, managed resources, parameters
+// and retry strategy, so that a second declaration differing in any of them is seen.
+func wantConfig(p *provisioningModel) string {
+	prc := expandProvisioningRequestConfig(p).Spec
+	var managed []string
+	for _, r := range prc.ManagedResources {
+		managed = append(managed, string(r))
+	}
+	params := map[string]string{}
+	for k, v := range prc.Parameters {
+		params[k] = string(v)
+	}
+	retry := [3]int32{3, 60, 1800}
+	if rs := prc.RetryStrategy; rs != nil {
+		for i, v := range []*int32{rs.BackoffLimitCount, rs.BackoffBaseSeconds, rs.BackoffMaxSeconds} {
+			if v != nil {
+				retry[i] = *v
+			}
+		}
+	}
+	return configWords(ptrString(prc.ProvisioningClassName), managed, params, retry)
+}
+
+func describeConfig(prc *kueue.ProvisioningRequestConfig) string {
+	var managed []string
+	for _, r := range prc.Spec.ManagedResources {
+		managed = append(managed, string(r))
+	}
+	params := map[string]string{}
+	for k, v := range prc.Spec.Parameters {
+		params[k] = string(v)
+	}
+	retry := [3]int32{3, 60, 1800}
+	if rs := prc.Spec.RetryStrategy; rs != nil {
+		for i, v := range []*int32{rs.BackoffLimitCount, rs.BackoffBaseSeconds, rs.BackoffMaxSeconds} {
+			if v != nil {
+				retry[i] = *v
+			}
+		}
+	}
+	return configWords(prc.Spec.ProvisioningClassName, managed, params, retry)
+}
+
+func configWords(class string, managed []string, params map[string]string, retry [3]int32) string {
+	return fmt.Sprintf("class %s for %v, parameters %s, retries %d (%d s to %d s)", class, managed, labelString(params), retry[0], retry[1], retry[2])
+}
+
+func ptrString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 func describeCheck(ac *kueue.AdmissionCheck) string {
@@ -260,3 +337,5 @@ func waitQuotaReleased(ctx context.Context, c *kube.Clients, cq string) ([]quota
 		}
 	}
 }
+
+func sameLabels(a, b map[string]string) bool { return maps.Equal(a, b) || len(a) == 0 && len(b) == 0 }

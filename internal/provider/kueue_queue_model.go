@@ -147,7 +147,10 @@ func expandResourceFlavor(f flavorModel) *kueueac.ResourceFlavorApplyConfigurati
 // validation refuses those, so this guards against a value that only became known at apply).
 func expandClusterQueue(m *kueueQueueModel) (*kueueac.ClusterQueueApplyConfiguration, error) {
 	group := kueueac.ResourceGroup()
-	covered := resourceOrder(stringMap(m.Flavors[0].Quotas))
+	var covered []string
+	if len(m.Flavors) > 0 { // none only while releaseTerminating holds every flavor out
+		covered = resourceOrder(stringMap(m.Flavors[0].Quotas))
+	}
 	for _, r := range covered {
 		group.WithCoveredResources(corev1.ResourceName(r))
 	}
@@ -182,8 +185,10 @@ func expandClusterQueue(m *kueueQueueModel) (*kueueac.ClusterQueueApplyConfigura
 	}
 	spec := kueueac.ClusterQueueSpec().
 		WithNamespaceSelector(selector).
-		WithResourceGroups(group).
 		WithQueueingStrategy(kueue.QueueingStrategy(m.QueueingStrategy.ValueString()))
+	if len(m.Flavors) > 0 {
+		spec.WithResourceGroups(group)
+	}
 	if f := m.FlavorFungibility; f != nil {
 		spec.WithFlavorFungibility(kueueac.FlavorFungibility().
 			WithWhenCanBorrow(kueue.FlavorFungibilityPolicy(f.WhenCanBorrow.ValueString())).

@@ -55,7 +55,9 @@ func validateQueue(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
 			}
 		}
 		if pr := f.Provisioning; pr != nil && known(pr.AdmissionCheck) {
-			if other, ok := checks[pr.AdmissionCheck.ValueString()]; ok && (!other.Config.Equal(pr.Config) || !other.Class.Equal(pr.Class)) {
+			// A null side is a default not applied yet (at validate) or a value not known yet: compared again at plan.
+			differ := func(a, b types.String) bool { return known(a) && known(b) && !a.Equal(b) }
+			if other, ok := checks[pr.AdmissionCheck.ValueString()]; ok && (differ(other.Config, pr.Config) || differ(other.Class, pr.Class)) {
 				diags.AddAttributeError(p.AtName("provisioning"), "One admission check, two configurations",
 					fmt.Sprintf("Admission check %q is used with different config or class on two flavors; give the second its own admission_check name.", pr.AdmissionCheck.ValueString()))
 			}

@@ -25,7 +25,7 @@ func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
 	root := copyTree(t, "testdata/platform")
 	infra := newTFRunIn(t, filepath.Join(root, "infra"))
 	jobs := newTFRunIn(t, filepath.Join(root, "jobs"))
-	writeJSON(t, filepath.Join(root, "infra", "terraform.tfvars.json"), map[string]any{
+	infraVars := map[string]any{
 		"cluster": ref.Name,
 		"pairs": map[string]any{
 			"v6e": map[string]any{"machine_type": "ct6e-standard-4t", "topology": "4x4", "max_nodes": 4,
@@ -37,7 +37,8 @@ func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
 			"a": map[string]any{"namespace": "default", "slices": map[string]int{"v6e": 1, "v5e": 1}},
 			"b": map[string]any{"namespace": "default", "slices": map[string]int{"v5e": 1}},
 		},
-	})
+	}
+	writeJSON(t, filepath.Join(root, "infra", "terraform.tfvars.json"), infraVars)
 	writeJSON(t, filepath.Join(root, "jobs", "terraform.tfvars.json"), map[string]any{
 		"cluster": ref.Name,
 		"jobs": map[string]any{
@@ -78,6 +79,17 @@ func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
 	}
 	infra.mustRun("apply", "-auto-approve", "-input=false")
 	infra.expectEmptyPlan()
+
+	// The platform team changes the flavor every team's queue shares: both queues update it in one apply (each
+	// finds the live flavor still as it last declared it, or already as it now declares it), and the plan is empty.
+	infraVars["cpu_flavor"] = map[string]any{"name": "default-cpu", "quotas": map[string]string{"cpu": "10", "memory": "20Gi", "google.com/tpu": "0"},
+		"node_labels": map[string]string{"cloud.google.com/gke-nodepool": "default-pool", "cloud.google.com/machine-family": "n2"}}
+	writeJSON(t, filepath.Join(root, "infra", "terraform.tfvars.json"), infraVars)
+	infra.mustRun("apply", "-auto-approve", "-input=false")
+	infra.expectEmptyPlan()
+	if rf, err := api.ResourceFlavors().Get(ctx, "default-cpu", metav1.GetOptions{}); err != nil || rf.Spec.NodeLabels["cloud.google.com/machine-family"] != "n2" {
+		t.Fatalf("the shared flavor after both queues changed it: %v %v", err, rf.Spec.NodeLabels)
+	}
 
 	jobs.mustRun("apply", "-auto-approve", "-input=false")
 	var flavors map[string]string

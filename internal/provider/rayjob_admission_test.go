@@ -114,10 +114,25 @@ func TestAccRayJob_admissionOffThePath(t *testing.T) {
 				ExpectError: patternRE(`(?s)refused the job as invalid.*should\s+delete\s+the\s+cluster\s+after\s+finishing`),
 			},
 			{
+				// Someone else's job of the same name: refused before anything is written, and never taken into state,
+				// so no destroy can delete it.
+				PreConfig: func() {
+					kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "admit", "JOB_ID", "9"), "apply", "-f", "-")
+					t.Cleanup(func() { kubectl(t, "", "delete", "rayjob", "admit-rayjob-9", "--ignore-not-found") })
+				},
+				Config:      base + oneJob("acc-admit", "admit-rayjob-9", `queue = "admit-user-queue"`+"\n  elastic = true"),
+				ExpectError: patternRE(`(?s)already exists and is not this configuration's`),
+			},
+			{
 				PreConfig: func() {
 					if err := jobGone("admit-denied")(nil); err != nil {
 						t.Error(err)
 					}
+					if _, err := adminClients(t).Ray.RayV1().RayJobs("default").Get(context.Background(), "admit-rayjob-9", metav1.GetOptions{}); err != nil {
+						t.Errorf("the other job of the same name after the refused create: %v", err)
+					}
+					// Its owner takes it away; until then it holds quota, and the queue's destroy would rightly refuse.
+					kubectl(t, "", "delete", "rayjob", "admit-rayjob-9", "--wait=true")
 				},
 				Config:             base + oneJob("acc-admit", "admit-denied", `labels = { "kueue.x-k8s.io/queue-name" = "admit-user-queue" }`+"\n  shutdown_after_job_finishes = false\n  enable_in_tree_autoscaling = false"),
 				PlanOnly:           true,

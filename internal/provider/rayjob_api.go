@@ -46,6 +46,8 @@ func findWorkload(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*kue
 type jobProgress struct {
 	job *rayv1.RayJob
 	wl  *kueue.Workload
+	// noKueue is set when the cluster serves no Workload API: nothing will ever admit a queued job there.
+	noKueue bool
 }
 
 func (p jobProgress) admitted() bool {
@@ -110,6 +112,9 @@ func readProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobPro
 		return jobProgress{}, err
 	}
 	wl, err := findWorkload(ctx, c, job)
+	if kueueMissing(err) {
+		return jobProgress{job: job, noKueue: true}, nil
+	}
 	return jobProgress{job: job, wl: wl}, err
 }
 
@@ -123,7 +128,8 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 	reached := func(p jobProgress) bool {
 		switch waitFor {
 		case "admitted":
-			return p.admitted()
+			// A job without a queue is not Kueue's to admit: there is nothing to wait for.
+			return p.admitted() || p.job.Labels[queueNameLabel] == ""
 		case "running":
 			return p.running()
 		case "complete":
@@ -134,9 +140,9 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 	checkedPlacement := false
 	err := kube.WaitUntil(ctx, func(ctx context.Context) (bool, error) {
 		p, err := readProgress(ctx, c, ns, name)
-		if kueueMissing(err) {
+		if err == nil && p.noKueue && p.job.Labels[queueNameLabel] != "" && waitFor != "none" {
 			return false, fmt.Errorf("the cluster %s does not serve Kueue's Workload API, so nothing will ever admit the job: install Kueue "+
-				"(dwsfallback_kueue_install), or drop queue and wait_for = \"none\": %w", c.Host, err)
+				"(dwsfallback_kueue_install), or drop queue and wait_for = \"none\"", c.Host)
 		}
 		if err != nil {
 			return false, err
@@ -211,7 +217,10 @@ func kueueMissing(err error) bool {
 }
 
 // jobGone reports whether err says the RayJob does not exist.
-func jobGone(err error) bool { return apierrors.IsNotFound(err) }
+func jobGone(err error) bool {
+	// A 404 for the whole API (KubeRay not installed) is not a deleted job.
+	return apierrors.IsNotFound(err) && !strings.Contains(err.Error(), "the server could not find the requested resource")
+}
 
 // checkPlacement fails when Kueue admitted the TPU workers on a flavor whose nodes cannot run them: its node labels, or
 // the node pool they name (read from GKE), have another TPU accelerator or topology. Kueue compares only the label keys
@@ -337,13 +346,28 @@ func mountsConfigMap(specs []corev1.PodSpec, cm string) bool {
 	return false
 }
 
-func applyConfigMap(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap) error {
+// applyConfigMap creates the files' ConfigMap, or updates the one there; created says which.
+func applyConfigMap(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap) (created bool, err error) {
 	cms := c.Core.ConfigMaps(cm.Namespace)
-	_, err := cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	_, err = cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: kube.FieldManager})
 	if apierrors.IsAlreadyExists(err) {
 		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: kube.FieldManager})
+		return false, err
 	}
-	return err
+	return err == nil, err
+}
+
+// refusedOutright reports an API error that says for certain the write did not happen: a 4xx refusal, not a passing
+// or unknown failure after which the object may exist.
+func refusedOutright(err error) bool {
+	if kube.Transient(err) {
+		return false
+	}
+	switch apierrors.ReasonForError(err) {
+	case metav1.StatusReasonUnknown, metav1.StatusReasonTimeout, metav1.StatusReasonServerTimeout, metav1.StatusReasonInternalError:
+		return false
+	}
+	return true
 }
 
 // filesConfigMap is the ConfigMap the job mounts as its files, or nil.

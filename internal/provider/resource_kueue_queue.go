@@ -57,10 +57,12 @@ func (r *kueueQueueResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	// Recorded before anything is written: if an apply fails part-way, state names every object, so destroy or the
-	// next apply accounts for all of them.
+	// next apply accounts for all of them. State may hold no unknown value, so the status starts as "not yet".
+	plan.Active, plan.ActiveMessage = types.BoolValue(false), types.StringValue("")
+	plan.PendingWorkloads, plan.AdmittedWorkloads = types.Int64Value(0), types.Int64Value(0)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	recordObjects(ctx, resp.Private, plan.objectNames(), &resp.Diagnostics)
-	if wrote, err := applyQueueObjects(ctx, c, &plan); err != nil {
+	if wrote, err := applyQueueObjects(ctx, c, &plan, nil); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("creating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
 		if !wrote {
 			resp.State.RemoveResource(ctx)
@@ -141,7 +143,7 @@ func (r *kueueQueueResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	before := prior.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics))
 	recordObjects(ctx, resp.Private, before.union(plan.objectNames()), &resp.Diagnostics)
-	if err := applyQueue(ctx, c, &plan); err != nil {
+	if _, err := applyQueueObjects(ctx, c, &plan, &prior); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
 		return
 	}
@@ -211,12 +213,19 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), "Nothing was deleted. "+holdersError(name, c.Host, holders).Error())
 		return
 	}
+	all := st.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics))
+	// The queue's own ClusterQueue and LocalQueues first; then who else uses the shared objects is read again, so that
+	// queues destroyed together (one apply, or several states) do not each keep them for the other.
+	if err := deleteQueueObjects(ctx, c, queueObjectNames{ClusterQueue: all.ClusterQueue, LocalQueues: all.LocalQueues}); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), err.Error())
+		return
+	}
 	u, err := findUsers(ctx, c, name)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), err.Error())
 		return
 	}
-	objs, kept := withoutShared(st.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics)), u)
+	objs, kept := withoutShared(queueObjectNames{Flavors: all.Flavors, Checks: all.Checks, Configs: all.Configs}, u)
 	for _, k := range kept {
 		tflog.Info(ctx, "keeping an object another ClusterQueue uses: "+k)
 	}

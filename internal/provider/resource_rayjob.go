@@ -70,12 +70,21 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	job.Annotations = withSpecHash(job)
 	setUnknownStatus(&plan.rayJobStatusModel)
+	// Someone else's job of this name is neither ours to adopt nor to give our files: refused before anything is
+	// written. Ours (left by an interrupted apply) is adopted below.
+	if live, err := c.Ray.RayV1().RayJobs(job.Namespace).Get(ctx, job.Name, metav1.GetOptions{}); err == nil &&
+		live.Annotations[specHashAnnotation] != job.Annotations[specHashAnnotation] {
+		resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name),
+			"A RayJob of that name already exists and is not this configuration's; import it, delete it, or choose another name.")
+		return
+	}
+	cmCreated := false
 	if cm := expandFilesConfigMap(&plan); cm != nil {
 		if err := refuseSharedFilesChange(ctx, c, cm, job.Name); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
 			return
 		}
-		if err := kube.Retry(ctx, func() error { return applyConfigMap(ctx, c, cm) }); err != nil {
+		if err := kube.Retry(ctx, func() (err error) { cmCreated, err = applyConfigMap(ctx, c, cm); return err }); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
 			return
 		}
@@ -88,13 +97,16 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 	})
 	if err != nil {
 		if !apierrors.IsAlreadyExists(err) {
-			// Refused outright (a webhook, RBAC, a missing CRD): no job exists, so none goes into state, and the
-			// files' ConfigMap goes too unless another job mounts it.
 			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name), rayJobError(c, err).Error())
-			resp.State.RemoveResource(ctx)
-			if cm := expandFilesConfigMap(&plan); cm != nil {
-				if derr := deleteFilesConfigMap(ctx, c, job.Namespace, cm.Name, job.Name); derr != nil {
-					resp.Diagnostics.AddWarning("ConfigMap of RayJob files left behind", derr.Error())
+			if refusedOutright(err) {
+				// A webhook, RBAC or a missing CRD said no: no job exists, so none goes into state, and a ConfigMap
+				// this call made goes too unless another job mounts it. After a passing error the job may exist:
+				// the state stays (tainted), for the next apply or destroy to account for it.
+				resp.State.RemoveResource(ctx)
+				if cm := expandFilesConfigMap(&plan); cm != nil && cmCreated {
+					if derr := deleteFilesConfigMap(ctx, c, job.Namespace, cm.Name, job.Name); derr != nil {
+						resp.Diagnostics.AddWarning("ConfigMap of RayJob files left behind", derr.Error())
+					}
 				}
 			}
 			return
@@ -104,6 +116,7 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 		if gerr != nil || live.Annotations[specHashAnnotation] != job.Annotations[specHashAnnotation] {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name),
 				"A RayJob of that name already exists and is not this configuration's; import it, delete it, or choose another name.")
+			resp.State.RemoveResource(ctx) // not ours: a destroy must never delete it
 			return
 		}
 		tflog.Info(ctx, "adopting the RayJob an earlier apply submitted", map[string]any{"rayjob": job.Namespace + "/" + job.Name})
@@ -288,10 +301,15 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			set("num_of_hosts", types.Int64Value(int64(n)))
 		}
 	}
-	if u.at("files_config_map") && !u.at("name") {
+	// Defaults fill only what the configuration leaves out: a value configured but not known yet stays unknown.
+	var cfgFiles types.String
+	var cfgAutoscaling types.Bool
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("files_config_map"), &cfgFiles)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("enable_in_tree_autoscaling"), &cfgAutoscaling)...)
+	if u.at("files_config_map") && !u.at("name") && cfgFiles.IsNull() {
 		set("files_config_map", types.StringValue(m.Name.ValueString()+"-files"))
 	}
-	if u.at("enable_in_tree_autoscaling") && !u.at("queue") && !u.at("elastic") {
+	if u.at("enable_in_tree_autoscaling") && !u.at("queue") && !u.at("elastic") && cfgAutoscaling.IsNull() {
 		m.EnableInTreeAutoscaling = types.BoolValue(m.Queue.IsNull() || m.Elastic.ValueBool())
 		set("enable_in_tree_autoscaling", m.EnableInTreeAutoscaling)
 	}

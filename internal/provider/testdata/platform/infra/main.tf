@@ -19,6 +19,19 @@ variable "teams" {
   type = any
 }
 
+variable "cpu_flavor" {
+  type = object({
+    name        = string
+    node_labels = map(string)
+    quotas      = map(string)
+  })
+  default = {
+    name        = "default-cpu"
+    node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" }
+    quotas      = { cpu = "10", memory = "20Gi", "google.com/tpu" = "0" }
+  }
+}
+
 module "pools" {
   source  = "../modules/pool-pairs"
   cluster = var.cluster
@@ -31,6 +44,7 @@ module "queues" {
   cohort       = "ml"
   pairs        = module.pools.pairs
   teams        = var.teams
+  cpu_flavor   = var.cpu_flavor
   provisioning = { admission_check = "dws-prov", config = "dws-config" }
 }
 

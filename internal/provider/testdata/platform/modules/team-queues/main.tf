@@ -39,12 +39,17 @@ variable "provisioning" {
   type        = object({ admission_check = string, config = string })
 }
 
+variable "cpu_flavor" {
+  description = "The flavor of the heads, on the default pool: every team's queue shares it."
+  type = object({
+    name        = string
+    node_labels = map(string)
+    quotas      = map(string)
+  })
+}
+
 locals {
-  cpu = [{
-    name        = "default-cpu"
-    node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" }
-    quotas      = { cpu = "10", memory = "20Gi", "google.com/tpu" = "0" }
-  }]
+  cpu = [var.cpu_flavor]
 }
 
 resource "dwsfallback_kueue_queue" "team" {
