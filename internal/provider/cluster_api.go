@@ -38,15 +38,5 @@ func findCluster(ctx context.Context, client *gke.Client, ref clusterRef) (*cont
 }
 
 func (r *clusterResource) connect(ctx context.Context, m *clusterModel, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
-	ref, err := resolveCluster(m.Name.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
-	if err != nil {
-		diags.AddAttributeError(path.Root("location"), "Cannot tell where the cluster is", err.Error())
-		return nil, ref, false
-	}
-	client, err := r.clients.GKE(ctx)
-	if err != nil {
-		diags.AddError("connecting to GKE", err.Error())
-		return nil, ref, false
-	}
-	return client, ref, true
+	return connectGKE(ctx, r.clients, m.Name, m.Project, m.Location, path.Root("location"), diags)
 }

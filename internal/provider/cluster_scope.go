@@ -261,3 +261,18 @@ func kubeForRead(ctx context.Context, c clients, cluster, project, location type
 		resp.State.RemoveResource(ctx)
 	})
 }
+
+// connectGKE resolves a cluster for a CRUD call and returns the GKE client; a resolution error is reported on attr.
+func connectGKE(ctx context.Context, c clients, cluster, project, location types.String, attr path.Path, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
+	ref, err := resolveCluster(cluster.ValueString(), project.ValueString(), location.ValueString(), c)
+	if err != nil {
+		diags.AddAttributeError(attr, "Cannot tell which cluster", err.Error())
+		return nil, ref, false
+	}
+	client, err := c.GKE(ctx)
+	if err != nil {
+		diags.AddError("connecting to GKE", err.Error())
+		return nil, ref, false
+	}
+	return client, ref, true
+}

@@ -63,17 +63,7 @@ func waitPoolSettled(ctx context.Context, client *gke.Client, name string, np *c
 
 // connect resolves the cluster and the client for a CRUD call.
 func (r *tpuPoolPairResource) connect(ctx context.Context, m *tpuPoolPairModel, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
-	ref, err := resolveCluster(m.Cluster.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
-	if err != nil {
-		diags.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
-		return nil, ref, false
-	}
-	client, err := r.clients.GKE(ctx)
-	if err != nil {
-		diags.AddError("connecting to GKE", err.Error())
-		return nil, ref, false
-	}
-	return client, ref, true
+	return connectGKE(ctx, r.clients, m.Cluster, m.Project, m.Location, path.Root("cluster"), diags)
 }
 
 // createPool creates one pool and waits for it. A pool of that name that already exists (left by an interrupted
