@@ -96,10 +96,10 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 }
 
 // applyQueueObjects server-side-applies every object of m, dependencies first, so Kueue never sees a reference to an
-// object that does not exist yet. prior is the queue's state before an update (nil on create). It also says whether
+// object that does not exist yet. mine is what this queue last applied of its shared objects (nil on create). It also says whether
 // any object may have been written: false when the first write was refused outright (bad credentials, Kueue not
 // installed, invalid), so there is nothing to account for.
-func applyQueueObjects(ctx context.Context, c *kube.Clients, m, prior *kueueQueueModel) (bool, error) {
+func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel, mine map[string]string) (bool, error) {
 	wrote := false
 	retry := func(call func() error) error {
 		err := kube.Retry(ctx, call)
@@ -114,7 +114,7 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m, prior *kueueQueu
 	if err != nil {
 		return false, err
 	}
-	if err := refuseRedeclared(ctx, c, m, prior, u); err != nil {
+	if err := refuseRedeclared(ctx, c, m, mine, u); err != nil {
 		return false, err
 	}
 	if err := requireNamespaces(ctx, c, m); err != nil {

@@ -2,13 +2,14 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -26,8 +27,7 @@ type users map[string][]string
 
 func (u users) of(kind, name string) []string { return u[kind+"/"+name] }
 
-// findUsers reads which other ClusterQueues use which flavors, checks and configs. ClusterQueues being deleted
-// still count: Kueue keeps their objects in use until they are gone.
+// findUsers reads which other ClusterQueues use which flavors, checks and configs.
 func findUsers(ctx context.Context, c *kube.Clients, self string) (users, error) {
 	api := c.Kueue.KueueV1beta2()
 	var cqs *kueue.ClusterQueueList
@@ -43,10 +43,16 @@ func findUsers(ctx context.Context, c *kube.Clients, self string) (users, error)
 	}
 	checkNames := map[string]bool{}
 	for _, cq := range cqs.Items {
-		// A ClusterQueue being deleted keeps its objects only until it is gone (Kueue's finalizers see to that);
-		// counting it would make queues destroyed together each keep the shared objects for the other.
-		if cq.Name == self || cq.DeletionTimestamp != nil {
+		// A ClusterQueue being deleted that nothing holds is gone in a moment: counting it would make queues
+		// destroyed together each keep the shared objects for the other. One that workloads hold stays, and with it
+		// Kueue's hold on its flavors and checks, so it still counts.
+		if cq.Name == self {
 			continue
+		}
+		if cq.DeletionTimestamp != nil {
+			if hs, err := findQuotaHolders(ctx, c, cq.Name); err == nil && len(hs) == 0 {
+				continue
+			}
 		}
 		for _, g := range cq.Spec.ResourceGroups {
 			for _, f := range g.Flavors {
@@ -99,70 +105,88 @@ func withoutShared(o queueObjectNames, u users) (queueObjectNames, []string) {
 }
 
 // refuseRedeclared fails when a flavor, check or config of m already exists with another spec and another
-// ClusterQueue uses it: applying over it would silently change that queue too. A live spec that is still this queue's
-// own last declaration (prior, on update) is no clash: every declarer of a shared object changes it in turn, and the
-// first to apply must be let through (the others then find it as they declare it).
-func refuseRedeclared(ctx context.Context, c *kube.Clients, m, prior *kueueQueueModel, u users) error {
+// ClusterQueue uses it: applying over it would silently change that queue too. A live spec that is still what this
+// queue itself last applied (mine, from private state; nil on create) is no clash: every declarer of a shared object
+// changes it in turn, and the first to apply must be let through (the others then find it as they declare it).
+func refuseRedeclared(ctx context.Context, c *kube.Clients, m *kueueQueueModel, mine map[string]string, u users) error {
 	api := c.Kueue.KueueV1beta2()
 	self := m.Name.ValueString()
-	clash := func(kind, name, theirs, ours string) error {
+	check := func(kind, name, have, want string) error {
+		if len(u.of(kind, name)) == 0 || have == want || mine[kind+"/"+name] == have {
+			return nil
+		}
 		return fmt.Errorf("%s %s is declared twice with different specs: ClusterQueue %s uses it with %s, and this queue (ClusterQueue %s) "+
 			"declares %s. Shared objects must be declared alike everywhere: give this queue's its own name, or make both declarations equal "+
 			"(if the live spec was changed by hand, apply the other queue's configuration first)",
-			kind, name, strings.Join(u.of(kind, name), ", "), theirs, self, ours)
-	}
-	priorFlavors, priorChecks := map[string]flavorModel{}, map[string]*provisioningModel{}
-	if prior != nil {
-		for _, f := range prior.Flavors {
-			priorFlavors[f.Name.ValueString()] = f
-		}
-		for _, ch := range prior.checks() {
-			priorChecks[ch.p.AdmissionCheck.ValueString()] = ch.p
-			priorChecks["config/"+ch.p.Config.ValueString()] = ch.p
-		}
+			kind, name, strings.Join(u.of(kind, name), ", "), have, self, want)
 	}
 	for _, f := range m.Flavors {
 		name := f.Name.ValueString()
 		if len(u.of("ResourceFlavor", name)) == 0 {
 			continue
 		}
-		live, err := api.ResourceFlavors().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			continue // gone or unreadable: the apply itself reports it
-		}
-		was, declared := priorFlavors[name]
-		if declared && sameLabels(live.Spec.NodeLabels, stringMap(was.NodeLabels)) {
-			continue
-		}
-		if want := stringMap(f.NodeLabels); !sameLabels(live.Spec.NodeLabels, want) {
-			return clash("ResourceFlavor", name, "node labels "+labelString(live.Spec.NodeLabels), "node labels "+labelString(want))
+		if live, err := api.ResourceFlavors().Get(ctx, name, metav1.GetOptions{}); err == nil { // gone or unreadable: the apply reports it
+			if err := check("ResourceFlavor", name, "node labels "+labelString(live.Spec.NodeLabels), flavorWords(f)); err != nil {
+				return err
+			}
 		}
 	}
 	for _, ch := range m.checks() {
-		name := ch.p.AdmissionCheck.ValueString()
+		name, cfg := ch.p.AdmissionCheck.ValueString(), ch.p.Config.ValueString()
 		if len(u.of("AdmissionCheck", name)) > 0 {
 			if live, err := api.AdmissionChecks().Get(ctx, name, metav1.GetOptions{}); err == nil {
-				have := describeCheck(live)
-				was, declared := priorChecks[name]
-				stillOurs := declared && have == wantCheck(was)
-				if !stillOurs && have != wantCheck(ch.p) {
-					return clash("AdmissionCheck", name, have, wantCheck(ch.p))
+				if err := check("AdmissionCheck", name, describeCheck(live), wantCheck(ch.p)); err != nil {
+					return err
 				}
 			}
 		}
-		cfg := ch.p.Config.ValueString()
 		if len(u.of("ProvisioningRequestConfig", cfg)) > 0 {
 			if live, err := api.ProvisioningRequestConfigs().Get(ctx, cfg, metav1.GetOptions{}); err == nil {
-				have := describeConfig(live)
-				was, declared := priorChecks["config/"+cfg]
-				stillOurs := declared && have == wantConfig(was)
-				if !stillOurs && have != wantConfig(ch.p) {
-					return clash("ProvisioningRequestConfig", cfg, have, wantConfig(ch.p))
+				if err := check("ProvisioningRequestConfig", cfg, describeConfig(live), wantConfig(ch.p)); err != nil {
+					return err
 				}
 			}
 		}
 	}
 	return nil
+}
+
+func flavorWords(f flavorModel) string { return "node labels " + labelString(stringMap(f.NodeLabels)) }
+
+// privateSpecs records, per shared object ("Kind/name"), the spec this queue last applied, in refuseRedeclared's
+// words. State cannot tell it: a refresh reads the live objects back into state, whoever wrote them.
+const privateSpecs = "applied_specs"
+
+// declaredSpecs is what m declares of its flavors, checks and configs.
+func declaredSpecs(m *kueueQueueModel) map[string]string {
+	out := map[string]string{}
+	for _, f := range m.Flavors {
+		out["ResourceFlavor/"+f.Name.ValueString()] = flavorWords(f)
+	}
+	for _, ch := range m.checks() {
+		out["AdmissionCheck/"+ch.p.AdmissionCheck.ValueString()] = wantCheck(ch.p)
+		out["ProvisioningRequestConfig/"+ch.p.Config.ValueString()] = wantConfig(ch.p)
+	}
+	return out
+}
+
+func recordSpecs(ctx context.Context, p privateState, m *kueueQueueModel, diags *diag.Diagnostics) {
+	b, _ := json.Marshal(declaredSpecs(m))
+	diags.Append(p.SetKey(ctx, privateSpecs, b)...)
+}
+
+// appliedSpecs reads what recordSpecs kept; nil when nothing was (a state from before the record existed).
+func appliedSpecs(ctx context.Context, p privateState, diags *diag.Diagnostics) map[string]string {
+	b, d := p.GetKey(ctx, privateSpecs)
+	diags.Append(d...)
+	if len(b) == 0 {
+		return nil
+	}
+	var out map[string]string
+	if json.Unmarshal(b, &out) != nil {
+		return nil
+	}
+	return out
 }
 
 // wantCheck and describeCheck put a declared and a live AdmissionCheck in the same words, to compare and to show.
@@ -178,6 +202,7 @@ func wantConfig(p *provisioningModel) string {
 	for _, r := range prc.ManagedResources {
 		managed = append(managed, string(r))
 	}
+	sort.Strings(managed) // a set to Kueue
 	params := map[string]string{}
 	for k, v := range prc.Parameters {
 		params[k] = string(v)
@@ -198,6 +223,7 @@ func describeConfig(prc *kueue.ProvisioningRequestConfig) string {
 	for _, r := range prc.Spec.ManagedResources {
 		managed = append(managed, string(r))
 	}
+	sort.Strings(managed)
 	params := map[string]string{}
 	for k, v := range prc.Spec.Parameters {
 		params[k] = string(v)
@@ -337,5 +363,3 @@ func waitQuotaReleased(ctx context.Context, c *kube.Clients, cq string) ([]quota
 		}
 	}
 }
-
-func sameLabels(a, b map[string]string) bool { return maps.Equal(a, b) || len(a) == 0 && len(b) == 0 }

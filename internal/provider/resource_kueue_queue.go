@@ -69,6 +69,7 @@ func (r *kueueQueueResource) Create(ctx context.Context, req resource.CreateRequ
 		}
 		return
 	}
+	recordSpecs(ctx, resp.Private, &plan, &resp.Diagnostics)
 	r.settle(ctx, c, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -143,7 +144,11 @@ func (r *kueueQueueResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	before := prior.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics))
 	recordObjects(ctx, resp.Private, before.union(plan.objectNames()), &resp.Diagnostics)
-	if _, err := applyQueueObjects(ctx, c, &plan, &prior); err != nil {
+	mine := appliedSpecs(ctx, req.Private, &resp.Diagnostics)
+	if mine == nil {
+		mine = declaredSpecs(&prior) // a state from before the record: the refreshed state is the best guess
+	}
+	if _, err := applyQueueObjects(ctx, c, &plan, mine); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
 		return
 	}
@@ -159,6 +164,7 @@ func (r *kueueQueueResource) Update(ctx context.Context, req resource.UpdateRequ
 		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s): removing objects no longer configured", plan.Name.ValueString()), err.Error())
 		return
 	}
+	recordSpecs(ctx, resp.Private, &plan, &resp.Diagnostics)
 	recordObjects(ctx, resp.Private, plan.objectNames(), &resp.Diagnostics)
 	r.settle(ctx, c, &plan, &resp.Diagnostics)
 	// The plan promised the last refresh's counters (keepQueueStatus); the next refresh brings new ones.
@@ -211,6 +217,11 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	if len(holders) > 0 {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), "Nothing was deleted. "+holdersError(name, c.Host, holders).Error())
+		return
+	}
+	// Read once before anything is deleted too, so that an API that cannot be listed fails the destroy up front.
+	if _, err := findUsers(ctx, c, name); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), "Nothing was deleted. "+err.Error())
 		return
 	}
 	all := st.objectNames().union(appliedObjects(ctx, req.Private, &resp.Diagnostics))

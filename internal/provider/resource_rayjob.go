@@ -72,11 +72,17 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 	setUnknownStatus(&plan.rayJobStatusModel)
 	// Someone else's job of this name is neither ours to adopt nor to give our files: refused before anything is
 	// written. Ours (left by an interrupted apply) is adopted below.
-	if live, err := c.Ray.RayV1().RayJobs(job.Namespace).Get(ctx, job.Name, metav1.GetOptions{}); err == nil &&
-		live.Annotations[specHashAnnotation] != job.Annotations[specHashAnnotation] {
-		resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name),
-			"A RayJob of that name already exists and is not this configuration's; import it, delete it, or choose another name.")
-		return
+	if live, err := c.Ray.RayV1().RayJobs(job.Namespace).Get(ctx, job.Name, metav1.GetOptions{}); err == nil {
+		switch {
+		case live.DeletionTimestamp != nil:
+			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name),
+				fmt.Sprintf("A RayJob of that name is being deleted (since %s); apply again once it is gone.", live.DeletionTimestamp.UTC().Format(time.RFC3339)))
+			return
+		case live.Annotations[specHashAnnotation] != job.Annotations[specHashAnnotation]:
+			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name),
+				"A RayJob of that name already exists and is not this configuration's; import it, delete it, or choose another name.")
+			return
+		}
 	}
 	cmCreated := false
 	if cm := expandFilesConfigMap(&plan); cm != nil {
@@ -84,7 +90,12 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
 			return
 		}
-		if err := kube.Retry(ctx, func() (err error) { cmCreated, err = applyConfigMap(ctx, c, cm); return err }); err != nil {
+		if err := kube.Retry(ctx, func() error {
+			// Accumulated: a create whose answer was lost is retried as an update, and was still this call's.
+			created, err := applyConfigMap(ctx, c, cm)
+			cmCreated = cmCreated || created
+			return err
+		}); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
 			return
 		}
