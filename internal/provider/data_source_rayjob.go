@@ -35,17 +35,12 @@ func (d *rayJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 	computed := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
-	attrs := map[string]schema.Attribute{}
-	for _, a := range rayJobStatusAttributes {
-		switch a.kind {
-		case "bool":
-			attrs[a.name] = schema.BoolAttribute{Computed: true, MarkdownDescription: a.desc}
-		case "map":
-			attrs[a.name] = schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: a.desc}
-		default:
-			attrs[a.name] = computed(a.desc)
-		}
-	}
+	attrs := rayJobStatusSchema(
+		func(d string) schema.Attribute { return computed(d) },
+		func(d string) schema.Attribute { return schema.BoolAttribute{Computed: true, MarkdownDescription: d} },
+		func(d string) schema.Attribute {
+			return schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: d}
+		})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Where an existing RayJob stands: Kueue's admission (flavor, checks) and KubeRay's status. Works for jobs made by kubectl too.",
 		Attributes: map[string]schema.Attribute{

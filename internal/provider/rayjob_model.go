@@ -67,6 +67,23 @@ type rayJobStatusModel struct {
 	Message             types.String `tfsdk:"message"`
 }
 
+// rayJobStatusSchema builds the status attributes for either schema package (the resource's or the data source's),
+// from the one description below, with the package's constructors of a computed string, bool and string map.
+func rayJobStatusSchema[A any](str, boolean, strMap func(desc string) A) map[string]A {
+	out := map[string]A{}
+	for _, a := range rayJobStatusAttributes {
+		switch a.kind {
+		case "bool":
+			out[a.name] = boolean(a.desc)
+		case "map":
+			out[a.name] = strMap(a.desc)
+		default:
+			out[a.name] = str(a.desc)
+		}
+	}
+	return out
+}
+
 // rayJobStatusAttributes describe the status attributes, for the resource's and the data source's schema.
 var rayJobStatusAttributes = []struct{ name, kind, desc string }{
 	{"workload_name", "string", "Name of Kueue's Workload for the job."},

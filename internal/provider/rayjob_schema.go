@@ -33,17 +33,12 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 	computed := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
-	attrs := map[string]schema.Attribute{}
-	for _, a := range rayJobStatusAttributes {
-		switch a.kind {
-		case "bool":
-			attrs[a.name] = schema.BoolAttribute{Computed: true, MarkdownDescription: a.desc}
-		case "map":
-			attrs[a.name] = schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: a.desc}
-		default:
-			attrs[a.name] = computed(a.desc)
-		}
-	}
+	attrs := rayJobStatusSchema(
+		func(d string) schema.Attribute { return computed(d) },
+		func(d string) schema.Attribute { return schema.BoolAttribute{Computed: true, MarkdownDescription: d} },
+		func(d string) schema.Attribute {
+			return schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: d}
+		})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A training run: a KubeRay RayJob (and the ConfigMap of its files) submitted to a Kueue LocalQueue, " +
 			"as the tutorial's `rayjob-tpu-v6e-dws.yaml` and `kubectl create configmap` make them, with TPU tolerations and node " +
