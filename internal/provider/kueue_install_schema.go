@@ -25,8 +25,9 @@ func (r *kueueInstallResource) Schema(ctx context.Context, _ resource.SchemaRequ
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Kueue, installed or upgraded as the tutorial's `helm install kueue oci://registry.k8s.io/kueue/charts/kueue " +
 			"--namespace kueue-system --create-namespace --set controllerManager.featureGates[0].name=ElasticJobsViaWorkloadSlices ...` " +
-			"does, through the Helm SDK: a real Helm release that `helm list` shows. Destroy uninstalls it; the chart's CRDs go " +
-			"with it, and with them every Kueue object (queues, workloads) on the cluster.",
+			"does, through the Helm SDK: a real Helm release that `helm list` shows. Destroy uninstalls it, and the chart's CRDs go " +
+			"with it; so a destroy refuses, before uninstalling anything, while any ClusterQueue or workload remains on the cluster " +
+			"(from this state or another), naming them.",
 		Attributes: withClusterScope(map[string]schema.Attribute{
 			"id":            schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}, MarkdownDescription: "`projects/P/locations/L/clusters/C/helmReleases/NAMESPACE/NAME`, or `NAMESPACE/NAME` with a provider `kubernetes` block."},
 			"release_name":  schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("kueue"), PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel()}, MarkdownDescription: "Helm release name (default `kueue`)."},
