@@ -80,11 +80,15 @@ func (d *DWS) Run(ctx context.Context) {
 			continue
 		}
 		for ev := range w.ResultChan() {
-			if ev.Type != watch.Added && ev.Type != watch.Modified {
+			pr, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
 				continue
 			}
-			if pr, ok := ev.Object.(*unstructured.Unstructured); ok {
+			switch ev.Type {
+			case watch.Added, watch.Modified:
 				d.consider(ctx, pr)
+			case watch.Deleted:
+				d.emu.release(pr.GetUID())
 			}
 		}
 		w.Stop()
@@ -134,7 +138,7 @@ func (d *DWS) answer(ctx context.Context, pr *unstructured.Unstructured, mode DW
 	}
 	pool, nodes := d.capacity(ctx, pr)
 	if pool != "" {
-		d.emu.addNodes(pool, nodes)
+		d.emu.addNodes(pool, nodes, pr.GetUID())
 	}
 	return nil
 }
@@ -160,15 +164,43 @@ func (d *DWS) capacity(ctx context.Context, pr *unstructured.Unstructured) (stri
 	return pool, nodes
 }
 
-// addNodes grows the named pool (in whichever emulated cluster has it) by n nodes, as DWS provisioning does.
-func (s *Server) addNodes(pool string, n int) {
+// addNodes grows the named pool (in whichever emulated cluster has it) by n nodes, as DWS provisioning does, and
+// records that the ProvisioningRequest holds them.
+func (s *Server) addNodes(pool string, n int, request types.UID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range s.clusters {
+	if s.provisioned == nil {
+		s.provisioned = map[types.UID]map[string]int{}
+	}
+	for key, c := range s.clusters {
 		if findPool(c, pool) != nil {
 			c.nodeCounts[pool] += n
+			if s.provisioned[request] == nil {
+				s.provisioned[request] = map[string]int{}
+			}
+			s.provisioned[request][key+"/nodePools/"+pool] += n
 		}
 	}
+}
+
+// release forgets a deleted ProvisioningRequest: the nodes DWS provisioned for it may go.
+func (s *Server) release(request types.UID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.provisioned, request)
+}
+
+// provisionedNodes is, per pool ("CLUSTER/nodePools/POOL"), the nodes that live ProvisioningRequests hold.
+func (s *Server) provisionedNodes() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, pools := range s.provisioned {
+		for key, n := range pools {
+			out[key] += n
+		}
+	}
+	return out
 }
 
 // NodeCount is how many nodes the pool has in the emulated cluster projects/P/locations/L/clusters/C.

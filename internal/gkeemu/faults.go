@@ -15,6 +15,8 @@ type faults struct {
 	byMethod map[string][]*apiError
 	// stockouts makes the next creations of these node pools end in a GCE_STOCKOUT-style error, leaving the pool ERROR.
 	stockouts map[string]int
+	// scaleUpStockouts makes every scale-up of these node pools fail as a zone out of capacity does, until cleared.
+	scaleUpStockouts map[string]bool
 	// extraDelay is added to every new operation, to play a slow GKE.
 	extraDelay time.Duration
 }
@@ -177,4 +179,21 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// StockoutScaleUps makes every autoscaler scale-up of the named node pool fail, as in a zone without capacity, until
+// called again with false. Pool creation is unaffected (see Stockout).
+func (s *Server) StockoutScaleUps(pool string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.faults.scaleUpStockouts == nil {
+		s.faults.scaleUpStockouts = map[string]bool{}
+	}
+	s.faults.scaleUpStockouts[pool] = on
+}
+
+func (s *Server) scaleUpStockedOut(pool string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.faults.scaleUpStockouts[pool]
 }

@@ -153,6 +153,7 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 	name := clusterName(c.project, c.pb.Location, c.pb.Name) + "/nodePools/" + np.Name
 	np.SelfLink = fmt.Sprintf("%s/v1/%s", selfLinkHost, strings.Replace(name, "/locations/", "/zones/", 1))
 	np.Locations = []string{c.pb.Location}
+	np.InstanceGroupUrls = []string{instanceGroupURL(c.project, c.pb.Location, groupBase(clusterName(c.project, c.pb.Location, c.pb.Name), c.pb.Name, np.Name))}
 	np.PodIpv4CidrSize = 24
 	np.Etag = fmt.Sprintf("%x", s.opts.Now().UnixNano())
 	cfg := np.Config

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Options configure an emulator.
@@ -47,6 +48,8 @@ type Server struct {
 	nextID   int
 	table    map[routeKey]route
 	dws      *DWS
+	// provisioned records, per ProvisioningRequest, the nodes DWS provisioned for it in each pool.
+	provisioned map[types.UID]map[string]int
 	// serviceAccounts may sign token requests; issued are the access tokens handed out, with their expiry.
 	serviceAccounts map[string]*rsa.PublicKey
 	issued          map[string]time.Time
