@@ -31,16 +31,18 @@ func main() {
 	kube := flag.Bool("kubernetes", true, "also run the local Kubernetes control plane with Kueue, and point emulated clusters at it")
 	binDir := flag.String("bin-dir", "", "folder with kube-apiserver, kube-controller-manager and kueue (default DIR/bin)")
 	dwsDelay := flag.Duration("dws-delay", 3*time.Second, "how long the simulated DWS takes to provision a request")
+	scaleDown := flag.Duration("scale-down-delay", 20*time.Second, "how long an autoscaled node stays empty before it goes (GKE: about 10 minutes)")
 	flag.Parse()
 	if *binDir == "" {
 		*binDir = filepath.Join(*dir, "bin")
 	}
-	if err := run(*dir, *addr, *project, *delay, *kube, *binDir, *dwsDelay); err != nil {
+	gkeOpts := localstack.GKEOptions{DWSDelay: *dwsDelay, ScaleDownDelay: *scaleDown}
+	if err := run(*dir, *addr, *project, *delay, *kube, *binDir, gkeOpts); err != nil {
 		log.Fatalf("localstack: %v", err)
 	}
 }
 
-func run(dir, addr, project string, delay time.Duration, kube bool, binDir string, dwsDelay time.Duration) error {
+func run(dir, addr, project string, delay time.Duration, kube bool, binDir string, gkeOpts localstack.GKEOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -83,14 +85,11 @@ export GOOGLE_OAUTH_ACCESS_TOKEN=%[4]s
 			log.Printf("  %-24s %s", t.Phase, t.Duration.Round(time.Millisecond))
 		}
 		// Emulated clusters point at the real control plane, as a GKE cluster's endpoint and CA point at its master.
-		emu.SetClusterEndpoint(stack.Endpoint, stack.CABase64())
-		dws, err := emu.NewDWS(stack.RESTConfig(), gkeemu.DWSProvision, dwsDelay)
-		if err != nil {
+		if _, _, err := stack.AttachGKE(ctx, emu, gkeOpts); err != nil {
 			return err
 		}
-		go dws.Run(ctx)
 		env += fmt.Sprintf("export KUBECONFIG=%s\n", stack.Kubeconfig)
-		log.Printf("Kubernetes API at %s with Kueue; kubeconfig %s", stack.Host, stack.Kubeconfig)
+		log.Printf("Kubernetes API at %s with Kueue, kube-scheduler, kwok nodes and KubeRay (with the RayOperator add-on); kubeconfig %s", stack.Host, stack.Kubeconfig)
 	}
 	// The token is a throwaway for the loopback emulator, but it is still a credential: owner-only.
 	if err := os.WriteFile(envFile, []byte(env), 0o600); err != nil {

@@ -23,6 +23,7 @@ type process struct {
 	dir  string
 	bin  string
 	args []string
+	env  []string
 	cmd  *exec.Cmd
 	log  string
 	done chan struct{}
@@ -30,6 +31,11 @@ type process struct {
 }
 
 func startProcess(dir, name, bin string, args ...string) (*process, error) {
+	return startProcessEnv(nil, dir, name, bin, args...)
+}
+
+// startProcessEnv starts bin with env added to this process's environment.
+func startProcessEnv(env []string, dir, name, bin string, args ...string) (*process, error) {
 	logPath := filepath.Join(dir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -37,12 +43,15 @@ func startProcess(dir, name, bin string, args ...string) (*process, error) {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		_ = logFile.Close()
 		return nil, fmt.Errorf("starting %s (%s): %w", name, bin, err)
 	}
-	p := &process{name: name, dir: dir, bin: bin, args: args, cmd: cmd, log: logPath, done: make(chan struct{})}
+	p := &process{name: name, dir: dir, bin: bin, args: args, env: env, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		_ = logFile.Close()

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -54,7 +55,14 @@ type Stack struct {
 	// AuditLogPath is the API server's audit log when Options.AuditLog is set.
 	AuditLogPath string
 
-	procs []*process
+	procs  []*process
+	egress *egressSink
+	// rayOperator is KubeRay's operator while it runs (StartRayOperator); its ports are fixed at Start.
+	rayMu                 sync.Mutex
+	rayOperator           *process
+	rayHealth, rayMetrics int
+	kwokPort              int
+	dir, binDir           string
 }
 
 // Timing is how long one phase of Start took.
@@ -79,7 +87,7 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	bins := []string{"kube-apiserver", "kube-controller-manager", "kueue"}
+	bins := []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "ray-operator", "kueue"}
 	if o.NoKueue {
 		bins = bins[:2]
 	}
@@ -94,7 +102,7 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 			return nil, errors.New("etcd is not installed (apt-get install etcd-server)")
 		}
 	}
-	s = &Stack{}
+	s = &Stack{dir: o.Dir, binDir: o.BinDir}
 	defer func() {
 		if err != nil {
 			s.Stop()
@@ -105,11 +113,15 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 		s.Timings = append(s.Timings, Timing{name, time.Since(phase)})
 		phase = time.Now()
 	}
-	ports, err := freePorts(7)
+	ports, err := freePorts(9)
 	if err != nil {
 		return nil, err
 	}
 	etcdPort, peerPort, apiPort, healthPort, metricsPort, webhookPort := ports[0], ports[1], ports[2], ports[3], ports[4], ports[5]
+	s.rayHealth, s.rayMetrics, s.kwokPort = ports[6], ports[7], ports[8]
+	if s.egress, err = startEgressSink(); err != nil {
+		return nil, err
+	}
 
 	// Certificates: the API server's CA and serving certificate, and the service-account signing key.
 	ca, err := newCA("dwsfallback-local-ca")
@@ -177,7 +189,13 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 		"--client-ca-file=" + f("ca.crt"), "--service-cluster-ip-range=10.0.0.0/24", "--token-auth-file=" + f("tokens.csv"),
 		"--authorization-mode=RBAC", "--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file=" + f("sa.pub"), "--service-account-signing-key-file=" + f("sa.key"),
-		"--disable-admission-plugins=ServiceAccount", "--cert-dir=" + f("apiserver-certs")}, audit...)
+		// No node lifecycle controller runs to lift the not-ready taint that TaintNodesByCondition puts on new
+		// nodes; kwok reports them Ready at once, which is what that taint would wait for.
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+		// Debian's etcd (3.4.23) cannot answer the progress requests that streaming watch-lists wait on: with the
+		// feature on, such a watch hangs until it times out, and a client's informer lags by seconds. Off, clients are
+		// refused at once and fall back to list and watch.
+		"--feature-gates=WatchList=false", "--cert-dir=" + f("apiserver-certs")}, audit...)
 	api, err := startProcess(o.Dir, "kube-apiserver", filepath.Join(o.BinDir, "kube-apiserver"), apiArgs...)
 	if err != nil {
 		return nil, err
@@ -195,8 +213,9 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	if err := os.WriteFile(s.Kubeconfig, []byte(s.kubeconfig()), 0o600); err != nil {
 		return nil, err
 	}
-	kcm, err := startProcess(o.Dir, "kube-controller-manager", filepath.Join(o.BinDir, "kube-controller-manager"),
-		"--kubeconfig="+s.Kubeconfig, "--controllers=garbagecollector,namespace,serviceaccount-token",
+	// job runs KubeRay's submitter; podgc removes the pods of nodes the emulator's autoscaler has deleted.
+	kcm, err := startProcessEnv(s.childEnv(), o.Dir, "kube-controller-manager", filepath.Join(o.BinDir, "kube-controller-manager"),
+		"--kubeconfig="+s.Kubeconfig, "--controllers=garbagecollector,namespace,serviceaccount-token,job,podgc",
 		"--leader-elect=false", "--use-service-account-credentials=false", "--service-account-private-key-file="+f("sa.key"),
 		"--secure-port=0")
 	if err != nil {
@@ -206,6 +225,10 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	if o.NoKueue {
 		return s, nil
 	}
+	if err := s.startNodes(ctx); err != nil {
+		return nil, err
+	}
+	mark("kube-scheduler, kwok")
 
 	cfg := s.RESTConfig()
 	dyn, err := dynamic.NewForConfig(cfg)
@@ -240,7 +263,7 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	if err := os.WriteFile(f("kueue-config.yaml"), []byte(kueueConfig(healthPort, metricsPort, webhookPort, f("kueue-certs"))), 0o600); err != nil {
 		return nil, err
 	}
-	kueue, err := startProcess(o.Dir, "kueue", filepath.Join(o.BinDir, "kueue"), "--config="+f("kueue-config.yaml"), "--kubeconfig="+s.Kubeconfig)
+	kueue, err := startProcessEnv(s.childEnv(), o.Dir, "kueue", filepath.Join(o.BinDir, "kueue"), "--config="+f("kueue-config.yaml"), "--kubeconfig="+s.Kubeconfig)
 	if err != nil {
 		return nil, err
 	}
@@ -254,10 +277,25 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 
 // Stop ends every process, newest first.
 func (s *Stack) Stop() {
+	s.StopRayOperator()
 	for i := len(s.procs) - 1; i >= 0; i-- {
 		s.procs[i].stop(10 * time.Second)
 	}
 	s.procs = nil
+	if s.egress != nil {
+		s.egress.stop()
+	}
+}
+
+// running is every process of the stack, KubeRay's operator included while it runs.
+func (s *Stack) running() []*process {
+	out := append([]*process(nil), s.procs...)
+	s.rayMu.Lock()
+	defer s.rayMu.Unlock()
+	if s.rayOperator != nil {
+		out = append(out, s.rayOperator)
+	}
+	return out
 }
 
 // PIDs are the processes' ids, for callers that record them.
@@ -302,7 +340,7 @@ func (s *Stack) StartAPIServer(ctx context.Context) error {
 	if p == nil {
 		return errors.New("no kube-apiserver in this stack")
 	}
-	np, err := startProcess(p.dir, p.name, p.bin, p.args...)
+	np, err := startProcessEnv(p.env, p.dir, p.name, p.bin, p.args...)
 	if err != nil {
 		return err
 	}

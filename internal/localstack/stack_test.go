@@ -36,8 +36,8 @@ func TestStartStop(t *testing.T) {
 	for _, tm := range s.Timings {
 		t.Logf("%-16s %s", tm.Phase, tm.Duration)
 	}
-	if len(pids) != 4 {
-		t.Errorf("PIDs = %v, want etcd, kube-apiserver, kube-controller-manager and kueue", pids)
+	if len(pids) != 6 {
+		t.Errorf("PIDs = %v, want etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and kueue", pids)
 	}
 
 	// The extra token is a cluster admin, as the provider's Google token must be.

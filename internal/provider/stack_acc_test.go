@@ -24,7 +24,9 @@ var (
 	stack     *localstack.Stack
 	stackErr  error
 	dws       *gkeemu.DWS
-	stopDWS   context.CancelFunc = func() {}
+	// autoscaler plays GKE's nodes: Node objects per pool, scale-up from pending pods, scale-down when empty.
+	autoscaler *gkeemu.Autoscaler
+	stopDWS    context.CancelFunc = func() {}
 )
 
 // requireStack returns the running control plane, starting it on first use. It fails, not skips, when the stack's
@@ -48,14 +50,9 @@ func requireStack(t *testing.T) *localstack.Stack {
 		if stackErr != nil {
 			return
 		}
-		emu.SetClusterEndpoint(stack.Endpoint, stack.CABase64())
-		dws, stackErr = emu.NewDWS(stack.RESTConfig(), gkeemu.DWSProvision, 500*time.Millisecond)
-		if stackErr != nil {
-			return
-		}
 		var dctx context.Context
 		dctx, stopDWS = context.WithCancel(context.Background())
-		go dws.Run(dctx)
+		dws, autoscaler, stackErr = stack.AttachGKE(dctx, emu, localstack.GKEOptions{DWSDelay: 500 * time.Millisecond, ScaleDownDelay: 3 * time.Second})
 	})
 	if stackErr != nil {
 		t.Fatalf("local control plane: %v", stackErr)
