@@ -287,7 +287,7 @@ func matchesNodeSelector(sel *corev1.NodeSelector, lbls map[string]string) bool 
 			case corev1.NodeSelectorOpIn:
 				ok = ok && has && contains(e.Values, v)
 			case corev1.NodeSelectorOpNotIn:
-				ok = ok && !(has && contains(e.Values, v))
+				ok = ok && (!has || !contains(e.Values, v))
 			case corev1.NodeSelectorOpExists:
 				ok = ok && has
 			case corev1.NodeSelectorOpDoesNotExist:

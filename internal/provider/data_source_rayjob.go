@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -38,8 +39,8 @@ func (d *rayJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 	attrs := rayJobStatusSchema(
 		func(d string) schema.Attribute { return computed(d) },
 		func(d string) schema.Attribute { return schema.BoolAttribute{Computed: true, MarkdownDescription: d} },
-		func(d string) schema.Attribute {
-			return schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: d}
+		func(d string, elem attr.Type) schema.Attribute {
+			return schema.MapAttribute{Computed: true, ElementType: elem, MarkdownDescription: d}
 		})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Where an existing RayJob stands: Kueue's admission (flavor, checks) and KubeRay's status. Works for jobs made by kubectl too.",

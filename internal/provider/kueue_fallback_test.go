@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
@@ -111,7 +112,7 @@ func queueSpecs(t *testing.T, p string) map[string]string {
 // admitted once the simulated DWS provisions the flex-start pool.
 func TestAccKueueQueue_fallback(t *testing.T) {
 	requireStack(t)
-	ref := createTestCluster(t, "acc-fallback")
+	ref := createRayCluster(t, "acc-fallback")
 	cfg := pairConfig("acc-fallback", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-fallback", "fb", 16)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
@@ -137,7 +138,13 @@ func TestAccKueueQueue_fallback(t *testing.T) {
 				if n, err := emu.NodeCount(ref.String(), "dws-pool"); err != nil || n != 4 {
 					return fmt.Errorf("flex-start pool has %d nodes after provisioning (%w), want the 4 of one slice", n, err)
 				}
-				return nil
+				// The tutorial's own YAML, run by KubeRay, lands where the provider's jobs do.
+				return wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+					_, err1 := placedOn(t, "fb-rayjob-1", "worker", "on-demand-pool", 4)
+					_, err2 := placedOn(t, "fb-rayjob-2", "worker", "dws-pool", 4)
+					_, err3 := placedOn(t, "fb-rayjob-1", "head", "default-pool", 1)
+					return err1 == nil && err2 == nil && err3 == nil, nil
+				})
 			},
 		}},
 	})

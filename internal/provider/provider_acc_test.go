@@ -77,17 +77,23 @@ func gkeAPI(t *testing.T) *gke.Client {
 // createTestCluster makes a RUNNING cluster of that name in the emulator and deletes it when the test ends.
 func createTestCluster(t *testing.T, name string) clusterRef {
 	t.Helper()
-	ref := clusterRef{Project: testProject, Location: testLocation, Name: name}
+	return createClusterAs(t, &containerpb.Cluster{
+		Name: name, InitialClusterVersion: "1.34",
+		NodePools: []*containerpb.NodePool{{Name: "default-pool", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "n2-standard-16"}}},
+	})
+}
+
+// createClusterAs makes the cluster described, waits until it is RUNNING, and deletes it when the test ends.
+func createClusterAs(t *testing.T, cl *containerpb.Cluster) clusterRef {
+	t.Helper()
+	ref := clusterRef{Project: testProject, Location: testLocation, Name: cl.Name}
 	c := gkeAPI(t)
 	parent := fmt.Sprintf("projects/%s/locations/%s", testProject, testLocation)
 	err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
-		return c.API().CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: parent, Cluster: &containerpb.Cluster{
-			Name: name, InitialClusterVersion: "1.34",
-			NodePools: []*containerpb.NodePool{{Name: "default-pool", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "n2-standard-16"}}},
-		}})
+		return c.API().CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: parent, Cluster: cl})
 	}, nil)
 	if err != nil {
-		t.Fatalf("creating test cluster %s: %v", name, err)
+		t.Fatalf("creating test cluster %s: %v", cl.Name, err)
 	}
 	t.Cleanup(func() { _ = deleteCluster(c, ref) })
 	return ref

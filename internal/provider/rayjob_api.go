@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -46,6 +47,8 @@ func findWorkload(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*kue
 type jobProgress struct {
 	job *rayv1.RayJob
 	wl  *kueue.Workload
+	// pods are the job's RayCluster pods, for where they run.
+	pods []corev1.Pod
 	// noKueue is set when the cluster serves no Workload API: nothing will ever admit a queued job there.
 	noKueue bool
 }
@@ -111,11 +114,15 @@ func readProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobPro
 	if err != nil {
 		return jobProgress{}, err
 	}
+	pods, err := jobPods(ctx, c, job)
+	if err != nil {
+		return jobProgress{}, err
+	}
 	wl, err := findWorkload(ctx, c, job)
 	if kueueMissing(err) {
-		return jobProgress{job: job, noKueue: true}, nil
+		return jobProgress{job: job, pods: pods, noKueue: true}, nil
 	}
-	return jobProgress{job: job, wl: wl}, err
+	return jobProgress{job: job, wl: wl, pods: pods}, err
 }
 
 // waitJob waits, woken by watch events on the job's Workloads and the job, until it reaches waitFor. Each new phase
@@ -164,6 +171,11 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 		if p.job.Status.JobDeploymentStatus == rayv1.JobDeploymentStatusFailed && waitFor != "none" && waitFor != "admitted" {
 			return false, fmt.Errorf("the job failed: %s %s", p.job.Status.Reason, p.job.Status.Message)
 		}
+		if (waitFor == "running" || waitFor == "complete") && !p.running() && (p.admitted() || p.job.Labels[queueNameLabel] == "") {
+			if why, err := noNodeFor(ctx, c, p.pods, time.Now()); err != nil || why != "" {
+				return false, errors.Join(err, errorIf(why))
+			}
+		}
 		return reached(p), nil
 	}, func(ctx context.Context) (watch.Interface, error) {
 		// Only this job's Workloads: a watch of the namespace would wake every waiting job on every other job's
@@ -175,6 +187,13 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 		return c.Kueue.KueueV1beta2().Workloads(ns).Watch(ctx, metav1.ListOptions{LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.UID)})
 	}, func(ctx context.Context) (watch.Interface, error) {
 		return c.Ray.RayV1().RayJobs(ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
+	}, func(ctx context.Context) (watch.Interface, error) {
+		// The cluster autoscaler's word on pods that find no node: a failed scale-up ends the wait at once.
+		if waitFor != "running" && waitFor != "complete" {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return c.Core.Events(ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("source", autoscalerSource).String()})
 	})
 	if err != nil && last.job != nil {
 		return last, fmt.Errorf("RayJob %s/%s did not get to %q: %w; last: %s", ns, name, waitFor, err, last.phase())
@@ -251,7 +270,7 @@ func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m 
 	if (hasAccel && accel != w.Accelerator.ValueString()) || (hasTopo && topo != w.Topology.ValueString()) {
 		return mismatch("its node labels", orNone(accel), orNone(topo))
 	}
-	pool, ok := labels["cloud.google.com/gke-nodepool"]
+	pool, ok := labels[gkeNodePoolLabel]
 	if !ok || m.Cluster.IsNull() || (hasAccel && hasTopo) {
 		return nil
 	}

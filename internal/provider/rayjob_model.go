@@ -65,18 +65,21 @@ type rayJobStatusModel struct {
 	StartTime           types.String `tfsdk:"start_time"`
 	EndTime             types.String `tfsdk:"end_time"`
 	Message             types.String `tfsdk:"message"`
+	NodesByPool         types.Map    `tfsdk:"nodes_by_pool"`
 }
 
 // rayJobStatusSchema builds the status attributes for either schema package (the resource's or the data source's),
-// from the one description below, with the package's constructors of a computed string, bool and string map.
-func rayJobStatusSchema[A any](str, boolean, strMap func(desc string) A) map[string]A {
+// from the one description below, with the package's constructors of a computed string, bool and map.
+func rayJobStatusSchema[A any](str, boolean func(desc string) A, mapOf func(desc string, elem attr.Type) A) map[string]A {
 	out := map[string]A{}
 	for _, a := range rayJobStatusAttributes {
 		switch a.kind {
 		case "bool":
 			out[a.name] = boolean(a.desc)
 		case "map":
-			out[a.name] = strMap(a.desc)
+			out[a.name] = mapOf(a.desc, types.StringType)
+		case "count map":
+			out[a.name] = mapOf(a.desc, types.Int64Type)
 		default:
 			out[a.name] = str(a.desc)
 		}
@@ -97,6 +100,10 @@ var rayJobStatusAttributes = []struct{ name, kind, desc string }{
 	{"start_time", "string", "When the job started (RFC 3339)."},
 	{"end_time", "string", "When the job ended (RFC 3339)."},
 	{"message", "string", "Kueue's or KubeRay's latest message about the job."},
+	{"nodes_by_pool", "count map", "Node pool name to how many nodes run the job's Ray pods (head and workers) now, e.g. " +
+		"`{\"default-pool\" = 1, \"on-demand-pool\" = 4}`: where the job actually landed. A pod counts under the pool its " +
+		"`cloud.google.com/gke-nodepool` node selector names (Kueue's flavor or the head's), which the scheduler enforced; " +
+		"empty while no pod has a node."},
 }
 
 type runtimeEnvModel struct {
@@ -353,6 +360,7 @@ func flattenJobStatus(m *rayJobStatusModel, p jobProgress) {
 		}
 	}
 	m.AdmissionChecks = types.MapValueMust(types.StringType, checks)
+	m.NodesByPool = nodeCounts(p.pods)
 }
 
 func timeValue(t *metav1.Time) types.String {
@@ -482,4 +490,5 @@ func setUnknownStatus(m *rayJobStatusModel) {
 	m.WorkloadName, m.AdmittedFlavor, m.JobStatus, m.JobDeploymentStatus = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("")
 	m.RayClusterName, m.DashboardURL, m.StartTime, m.EndTime, m.Message = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("")
 	m.Admitted, m.AdmissionChecks = types.BoolValue(false), types.MapValueMust(types.StringType, nil)
+	m.NodesByPool = types.MapValueMust(types.Int64Type, nil)
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -36,8 +37,8 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 	attrs := rayJobStatusSchema(
 		func(d string) schema.Attribute { return computed(d) },
 		func(d string) schema.Attribute { return schema.BoolAttribute{Computed: true, MarkdownDescription: d} },
-		func(d string) schema.Attribute {
-			return schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: d}
+		func(d string, elem attr.Type) schema.Attribute {
+			return schema.MapAttribute{Computed: true, ElementType: elem, MarkdownDescription: d}
 		})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A training run: a KubeRay RayJob (and the ConfigMap of its files) submitted to a Kueue LocalQueue, " +

@@ -1,0 +1,160 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+)
+
+const (
+	gkeNodePoolLabel = "cloud.google.com/gke-nodepool"
+	rayClusterLabel  = "ray.io/cluster"
+	// autoscalerSource is the event source of GKE's cluster autoscaler.
+	autoscalerSource = "cluster-autoscaler"
+	// noNodeGrace lets a scale-up that the autoscaler has just started, or the scheduler's next try, arrive before a
+	// wait calls a pod stuck.
+	noNodeGrace = 20 * time.Second
+)
+
+// jobPods lists the pods of the job's RayCluster (head and workers); none before KubeRay has made one.
+func jobPods(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) ([]corev1.Pod, error) {
+	if job.Status.RayClusterName == "" {
+		return nil, nil
+	}
+	list, err := c.Core.Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: rayClusterLabel + "=" + job.Status.RayClusterName})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+// nodeCounts is, per node pool, how many distinct nodes run the pods. The pool is the one the pod's node selector
+// names: the scheduler placed the pod on a node with that label, so no node needs reading.
+func nodeCounts(pods []corev1.Pod) types.Map {
+	nodes := map[string]map[string]bool{}
+	for _, p := range pods {
+		if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+			continue
+		}
+		pool := p.Spec.NodeSelector[gkeNodePoolLabel]
+		if pool == "" {
+			pool = "(no pool selector)"
+		}
+		if nodes[pool] == nil {
+			nodes[pool] = map[string]bool{}
+		}
+		nodes[pool][p.Spec.NodeName] = true
+	}
+	out := map[string]attr.Value{}
+	for pool, ns := range nodes {
+		out[pool] = types.Int64Value(int64(len(ns)))
+	}
+	return types.MapValueMust(types.Int64Type, out)
+}
+
+// noNodeFor returns why the job's pods cannot get nodes, in GKE's words, when the cluster autoscaler has said so: a
+// failed scale-up (a zone out of capacity), or no node group that could take a pod that has pended past the grace
+// (pool at its maximum, a taint the pod does not tolerate, a selector no pool matches). "" while a node may come.
+func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time.Time) (string, error) {
+	pending := map[string]*corev1.Pod{}
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName == "" && p.DeletionTimestamp == nil {
+			pending[string(p.UID)] = p
+		}
+	}
+	if len(pending) == 0 {
+		return "", nil
+	}
+	events, err := c.Core.Events(pods[0].Namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("source", autoscalerSource).String(),
+	})
+	if err != nil {
+		return "", err
+	}
+	latest := map[string]corev1.Event{}
+	for _, e := range events.Items {
+		uid := string(e.InvolvedObject.UID)
+		if pending[uid] == nil {
+			continue
+		}
+		if cur, ok := latest[uid]; !ok || eventTime(e).After(eventTime(cur)) {
+			latest[uid] = e
+		}
+	}
+	uids := make([]string, 0, len(latest))
+	for uid := range latest {
+		uids = append(uids, uid)
+	}
+	sort.Strings(uids)
+	for _, uid := range uids {
+		e, p := latest[uid], pending[uid]
+		switch {
+		case e.Reason == "FailedScaleUp":
+			return stuckMessage(p, e.Message, "GKE could not add nodes there. Kueue admitted the job on quota, not on capacity: "+
+				"wait and apply again, or lower this flavor's quota in dwsfallback_kueue_queue to what the pool can really get, so "+
+				"that Kueue falls back to the next flavor (e.g. dws) when it is used up."), nil
+		case e.Reason == "NotTriggerScaleUp" && now.Sub(pendingSince(p)) >= noNodeGrace:
+			return stuckMessage(p, e.Message, notTriggerAdvice(e.Message)), nil
+		}
+	}
+	return "", nil
+}
+
+func notTriggerAdvice(msg string) string {
+	switch {
+	case strings.Contains(msg, "untolerated taint"):
+		return "The pod does not tolerate that taint. RayJobs made by this provider tolerate google.com/tpu and " +
+			"cloud.google.com/gke-queued; a job made elsewhere needs both tolerations in its TPU worker group."
+	case strings.Contains(msg, "max node group size reached"):
+		return "The pool is at its max_nodes: raise it in dwsfallback_tpu_pool_pair, or keep the flavor's quota within what the " +
+			"pool can hold, so that Kueue does not admit more than fits."
+	default:
+		return "No node pool has nodes this pod fits: check its node selectors and resource requests against the pools."
+	}
+}
+
+func stuckMessage(p *corev1.Pod, event, advice string) string {
+	pool := orNone(p.Spec.NodeSelector[gkeNodePoolLabel])
+	return fmt.Sprintf("pod %s (node pool %s) cannot get a node; GKE's cluster autoscaler: %q. %s", p.Name, pool, event, advice)
+}
+
+// pendingSince is when the scheduler first found no node for the pod.
+func pendingSince(p *corev1.Pod) time.Time {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return p.CreationTimestamp.Time
+}
+
+func eventTime(e corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// errorIf is an error with the text, or nil for "".
+func errorIf(text string) error {
+	if text == "" {
+		return nil
+	}
+	return errors.New(text)
+}
