@@ -30,6 +30,7 @@ cd "$work"
 
 if [[ ${1:-} == destroy ]]; then
   terraform apply -destroy -auto-approve -input=false -var deletion_protection=false -var install_kueue=false
+  echo "nodes left: $(kubectl get nodes --no-headers 2>/dev/null | wc -l)"
   exit 0
 fi
 
@@ -41,12 +42,18 @@ step "4. Verify flex-start (gcloud): prints True"
 gcloud container node-pools describe dws-pool --cluster=tpu-cluster --location=us-east5-b --format="get(config.flexStart)"
 step "Outputs"
 terraform output
+step "Where the pods run (kwok plays the nodes' kubelets: no container runs, so no training output)"
+kubectl get pods -o custom-columns='POD:.metadata.name,NODE POOL:.spec.nodeSelector.cloud\.google\.com/gke-nodepool,NODE:.spec.nodeName,STATUS:.status.phase' --sort-by=.spec.nodeName
+kubectl get nodes -L cloud.google.com/gke-nodepool --no-headers | awk '{print $NF}' | sort | uniq -c | awk '{printf "  %s nodes in %s\n", $1, $2}'
 cat <<TXT
 
 Look around (in this shell: . .local/env; export CLOUDSDK_CONFIG=.local/gcloud):
   gcloud container node-pools list --cluster=tpu-cluster --location=us-east5-b
   kubectl get clusterqueues,localqueues,admissionchecks -A   # KUBECONFIG comes from .local/env
   kubectl get workloads -o wide                               # job 1 on on-demand, job 2 on dws (after dws-prov)
+  kubectl get pods -o wide                                    # workers on on-demand-pool and dws-pool nodes, heads on default-pool
+  kubectl get nodes -L cloud.google.com/gke-nodepool          # nodes the emulator added, as GKE's autoscaler and DWS would
+  kubectl describe node -l cloud.google.com/gke-nodepool=dws-pool | grep Taints   # cloud.google.com/gke-queued
   terraform -chdir=.local/demo plan        # no changes
 Clean up: make demo-destroy && make local-down
 TXT

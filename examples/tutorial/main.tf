@@ -117,8 +117,9 @@ resource "dwsfallback_kueue_queue" "tpu" {
   depends_on   = [dwsfallback_kueue_install.kueue]
 }
 
-# Two runs of the training script. The tutorial submits them two seconds apart; here job 2 waits until job 1 is
-# admitted, so job 1 takes plan A's quota and job 2 falls back to DWS, every time.
+# Two runs of the training script. The tutorial submits them two seconds apart; here job 2 waits until job 1 runs
+# (admitted, and its pods on nodes GKE scaled up), so job 1 takes plan A's quota and job 2 falls back to DWS, every
+# time. Each apply returns when its job runs on its nodes: "complete" would need a real Ray head.
 locals {
   job = {
     queue       = "user-queue"
@@ -151,7 +152,7 @@ resource "dwsfallback_rayjob" "job1" {
   image       = local.job.image
   head        = local.job.head
   tpu_workers = local.job.tpu_workers
-  wait_for    = "admitted"
+  wait_for    = "running"
   depends_on  = [dwsfallback_kueue_queue.tpu]
 }
 
@@ -166,13 +167,21 @@ resource "dwsfallback_rayjob" "job2" {
   image       = local.job.image
   head        = local.job.head
   tpu_workers = local.job.tpu_workers
-  wait_for    = "admitted"
+  wait_for    = "running"
   depends_on  = [dwsfallback_rayjob.job1]
 }
 
 output "admitted_flavors" {
   description = "Where Kueue put each job: job 1 on plan A (on-demand), job 2 on plan B (dws)."
   value       = [dwsfallback_rayjob.job1.admitted_flavor, dwsfallback_rayjob.job2.admitted_flavor]
+}
+
+output "nodes_by_pool" {
+  description = "Where each job's Ray pods run: job 1's TPU workers on on-demand-pool nodes, job 2's on dws-pool nodes, heads on default-pool."
+  value = {
+    job1 = dwsfallback_rayjob.job1.nodes_by_pool
+    job2 = dwsfallback_rayjob.job2.nodes_by_pool
+  }
 }
 
 output "queue_active" {
