@@ -250,7 +250,7 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 func (r *rayJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	st := rayJobModel{Timeouts: rayJobTimeoutsNull(), WaitFor: types.StringValue("admitted"), ResubmitWhenDeleted: types.BoolValue(false),
 		Files: types.MapNull(types.StringType), Env: types.MapNull(types.StringType), Labels: types.MapNull(types.StringType),
-		Annotations: types.MapNull(types.StringType), rayJobStatusModel: rayJobStatusModel{AdmissionChecks: types.MapNull(types.StringType)},
+		Annotations: types.MapNull(types.StringType), rayJobStatusModel: rayJobStatusModel{AdmissionChecks: types.MapNull(types.StringType), NodesByPool: types.MapNull(types.Int64Type)},
 		FilesMountPath: types.StringValue(defaultFilesMountPath), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull()}
 	id := req.ID
 	form := "projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME, or NS/NAME with a provider kubernetes block"
