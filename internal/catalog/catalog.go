@@ -21,6 +21,12 @@ type MachineType struct {
 	// Topologies lists the slice shapes GKE accepts for this machine type. Empty means any shape of Dims dimensions
 	// whose chip count is a multiple of ChipsPerVM (the 3D generations).
 	Topologies []string
+	// LargeTopologies, when set, accepts shapes beyond Topologies: TPU7x takes larger slices whose sides are
+	// multiples of 4 in non-decreasing order.
+	LargeTopologies func(dims []int) bool
+	// NeedsWorkloadPolicy: GKE places multi-host slices of this type by a Compute Engine workload policy
+	// (--placement-policy), and refuses a topology on a single-host pool.
+	NeedsWorkloadPolicy bool
 }
 
 var machineTypes = map[string]MachineType{}
@@ -38,11 +44,44 @@ func init() {
 		add(MachineType{Name: g.prefix + "8t", Accelerator: g.accel, ChipsPerVM: 8, Dims: 2, Topologies: []string{"2x4"}})
 	}
 	add(MachineType{Name: "ct5p-hightpu-4t", Accelerator: "tpu-v5p-slice", ChipsPerVM: 4, Dims: 3})
+	// TPU7x (Ironwood). Sources: GKE "About Ironwood (TPU7x) in GKE" (concepts/tpu-ironwood): four chips per VM, the
+	// workload policy that replaces --tpu-topology for multi-host slices; GKE "Use dynamic slicing" for the machine
+	// type tpu7x-standard-4t and the sub-slice shapes 2x2x1, 2x2x2, 2x2x4, 2x4x4, 4x4x4 and the rule for larger ones
+	// (each side a multiple of 4, non-decreasing). The accelerator label value tpu7x is not in a GKE page we could
+	// read; it comes from Google's XPK and Cluster Toolkit.
+	add(MachineType{Name: "tpu7x-standard-4t", Accelerator: "tpu7x", ChipsPerVM: 4, Dims: 3, NeedsWorkloadPolicy: true,
+		Topologies: []string{"2x2x1", "2x2x2", "2x2x4", "2x4x4", "4x4x4"}, LargeTopologies: sidesOfFour})
 	add(MachineType{Name: "ct4p-hightpu-4t", Accelerator: "tpu-v4-podslice", ChipsPerVM: 4, Dims: 3})
 }
 
-// IsTPU reports whether the machine type name belongs to the TPU families (ct*), known or not.
-func IsTPU(machineType string) bool { return strings.HasPrefix(machineType, "ct") }
+// IsTPU reports whether the machine type name belongs to the TPU families (ct* up to v6e, tpu* from TPU7x), known
+// or not.
+func IsTPU(machineType string) bool {
+	return strings.HasPrefix(machineType, "ct") || strings.HasPrefix(machineType, "tpu")
+}
+
+func sidesOfFour(dims []int) bool {
+	for i, d := range dims {
+		if d%4 != 0 || (i > 0 && d < dims[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// SingleHostTopology is the topology of a single-host slice of a machine type that GKE refuses a topology for
+// (TPU7x): a pool without one is that slice.
+func (m MachineType) SingleHostTopology() string {
+	if !m.NeedsWorkloadPolicy {
+		return ""
+	}
+	for _, t := range m.Topologies {
+		if s, err := NewSlice(m.Name, t); err == nil && !s.MultiHost() {
+			return t
+		}
+	}
+	return ""
+}
 
 // Lookup returns the TPU machine type with that name.
 func Lookup(name string) (MachineType, bool) {
@@ -108,9 +147,13 @@ func NewSlice(machineType, topology string) (Slice, error) {
 	for _, d := range dims {
 		chips *= d
 	}
-	if len(m.Topologies) > 0 && !contains(m.Topologies, topology) {
-		return Slice{}, fmt.Errorf("topology %q does not fit machine type %s; it supports %s",
-			topology, machineType, strings.Join(m.Topologies, ", "))
+	if len(m.Topologies) > 0 && !contains(m.Topologies, topology) && (m.LargeTopologies == nil || !m.LargeTopologies(dims)) {
+		also := ""
+		if m.LargeTopologies != nil {
+			also = ", or larger shapes whose sides are multiples of 4 in non-decreasing order (4x4x8, 4x8x8, ...)"
+		}
+		return Slice{}, fmt.Errorf("topology %q does not fit machine type %s; it supports %s%s",
+			topology, machineType, strings.Join(m.Topologies, ", "), also)
 	}
 	if chips%m.ChipsPerVM != 0 {
 		return Slice{}, fmt.Errorf("topology %q has %d chips, not a multiple of the %d chips of one %s node",
@@ -166,4 +209,22 @@ func MachineTypeFor(accelerator string, chipsPerNode int) (MachineType, bool) {
 		}
 	}
 	return MachineType{}, false
+}
+
+// UnknownSlice is the slice of a machine type the catalog does not know, from what the user says of its nodes: only
+// the arithmetic is checked, GKE decides the rest.
+func UnknownSlice(machineType, accelerator, topology string, chipsPerNode int) (Slice, error) {
+	dims, err := ParseTopology(topology)
+	if err != nil {
+		return Slice{}, err
+	}
+	chips := 1
+	for _, d := range dims {
+		chips *= d
+	}
+	if chipsPerNode < 1 || chips%chipsPerNode != 0 {
+		return Slice{}, fmt.Errorf("topology %q has %d chips, not a whole number of %d-chip nodes", topology, chips, chipsPerNode)
+	}
+	return Slice{MachineType: machineType, Accelerator: accelerator, Topology: topology, ChipsPerNode: chipsPerNode,
+		NodesPerSlice: chips / chipsPerNode, ChipsPerSlice: chips}, nil
 }

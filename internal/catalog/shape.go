@@ -11,6 +11,8 @@ type Shape struct {
 	VCPUs    int
 	MemoryGB int
 	TPUChips int
+	// GPUs are the nvidia.com/gpu of a GPU machine type.
+	GPUs int
 }
 
 // Sources: Compute Engine "TPU machines" (compute/docs/tpus/tpu-machines) and Cloud TPU "TPU v5e" (tpu/docs/v5e) for
@@ -25,6 +27,8 @@ var tpuShapes = map[string]Shape{
 	"ct5lp-hightpu-8t": {VCPUs: 224, MemoryGB: 384, TPUChips: 8},
 	"ct5p-hightpu-4t":  {VCPUs: 208, MemoryGB: 448, TPUChips: 4},
 	"ct4p-hightpu-4t":  {VCPUs: 240, MemoryGB: 407, TPUChips: 4},
+	// Cloud TPU "TPU7x" (tpu/docs/tpu7x): 224 vCPUs and 960 GB of RAM per 4-chip VM.
+	"tpu7x-standard-4t": {VCPUs: 224, MemoryGB: 960, TPUChips: 4},
 }
 
 // MachineShape returns the shape of a machine type: a known TPU type, or a predefined general-purpose type whose
@@ -32,6 +36,9 @@ var tpuShapes = map[string]Shape{
 func MachineShape(machineType string) (Shape, bool) {
 	if s, ok := tpuShapes[machineType]; ok {
 		return s, true
+	}
+	if g, ok := LookupGPU(machineType); ok {
+		return Shape{VCPUs: g.VCPUs, MemoryGB: g.MemoryGB, GPUs: g.Count}, true
 	}
 	if machineType == "e2-medium" {
 		return Shape{VCPUs: 2, MemoryGB: 4}, true

@@ -129,7 +129,7 @@ func (d *DWS) answer(ctx context.Context, pr *unstructured.Unstructured, mode DW
 		conds = append(conds, cond("Provisioned", "True", "Provisioned", "Provisioning Request was successfully provisioned."))
 	case DWSFail:
 		conds = append(conds, cond("Failed", "True", "ProvisioningFailed",
-			"GCE_STOCKOUT: the zone does not have enough TPU capacity available to fulfill the request. Try again later."))
+			"GCE_STOCKOUT: the zone does not have enough capacity available to fulfill the request. Try again later."))
 	}
 	body, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
 	_, err := d.dyn.Resource(provReqGVR).Namespace(pr.GetNamespace()).Patch(ctx, pr.GetName(), types.MergePatchType, body, metav1.PatchOptions{}, "status")

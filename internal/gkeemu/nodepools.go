@@ -51,6 +51,9 @@ func slice(np *containerpb.NodePool) (catalog.Slice, *apiError) {
 	if !ok {
 		return catalog.Slice{}, invalid("Invalid machine type %q: it is not a supported TPU machine type.", mt)
 	}
+	if m.NeedsWorkloadPolicy {
+		return workloadPolicySlice(np, m)
+	}
 	if topology == "" {
 		return catalog.Slice{MachineType: mt, Accelerator: m.Accelerator, ChipsPerNode: m.ChipsPerVM, NodesPerSlice: 1, ChipsPerSlice: m.ChipsPerVM}, nil
 	}
@@ -59,6 +62,67 @@ func slice(np *containerpb.NodePool) (catalog.Slice, *apiError) {
 		return catalog.Slice{}, invalid("Invalid TPU topology %q for machine type %q: %v.", topology, mt, err)
 	}
 	return sl, nil
+}
+
+// workloadPolicySlice is the slice of a pool of a machine type placed by workload policy (TPU7x). GKE refuses a
+// topology or policy on a single-host pool, and builds a multi-host one only with a workload policy. Messages are
+// GKE's as Google's XPK and vLLM CI report them (GKE's pages do not quote them).
+func workloadPolicySlice(np *containerpb.NodePool, m catalog.MachineType) (catalog.Slice, *apiError) {
+	pp := np.GetPlacementPolicy()
+	single := m.SingleHostTopology()
+	if pp.GetTpuTopology() == "" && pp.GetPolicyName() == "" {
+		sl, _ := catalog.NewSlice(m.Name, single) // the catalog's single-host shape always fits
+		return sl, nil
+	}
+	if pp.GetTpuTopology() == single {
+		return catalog.Slice{}, invalid("TPU topology can't be specified with single-host TPU slice pool; please remove the tpu_topology from the node pool creation request if the node pool is intented to run with single-host TPU slice nodes.") //nolint:misspell // GKE's own words, typo included
+	}
+	if pp.GetPolicyName() == "" {
+		return catalog.Slice{}, invalid("Creation of a managed instance group with %s machine type with placement policy is not supported. Use workload policy instead.", m.Name)
+	}
+	if pp.GetTpuTopology() == "" {
+		// GKE reads the shape from the workload policy, a Compute Engine resource this emulator does not serve.
+		return catalog.Slice{}, invalid("gkeemu: node pool %s names workload policy %q without a TPU topology; the emulator does not serve Compute Engine resource policies, so pass --tpu-topology with the policy's accelerator topology.", np.GetName(), pp.GetPolicyName())
+	}
+	sl, err := catalog.NewSlice(m.Name, pp.GetTpuTopology())
+	if err != nil {
+		return catalog.Slice{}, invalid("Invalid TPU topology %q for machine type %q: %v.", pp.GetTpuTopology(), m.Name, err)
+	}
+	return sl, nil
+}
+
+// validateGPUs applies the rules of GPU machine types: the accelerators a known type comes with, and which
+// provisioning its family offers (Compute Engine "Accelerator-optimized machine family"). A GPU machine type the
+// catalog does not know does not exist, as far as this emulator can tell.
+func validateGPUs(np *containerpb.NodePool) *apiError {
+	cfg := np.GetConfig()
+	mt := cfg.GetMachineType()
+	if !catalog.IsGPU(mt) {
+		return nil
+	}
+	g, ok := catalog.LookupGPU(mt)
+	if !ok {
+		return invalid("Invalid machine type %q: machine type not found in zone.", mt)
+	}
+	accs := cfg.GetAccelerators()
+	if len(accs) > 1 || (len(accs) == 1 && (accs[0].GetAcceleratorType() != g.Accelerator || accs[0].GetAcceleratorCount() != int64(g.Count))) {
+		return invalid("Accelerator %s is not compatible with machine type %s, which comes with %d x %s.", describeAccelerators(accs), mt, g.Count, g.Accelerator)
+	}
+	if g.NoFlexStart && cfg.GetFlexStart() {
+		return invalid("Machine type %s does not support flex-start VMs.", mt)
+	}
+	if g.NoOnDemand && !cfg.GetFlexStart() && !cfg.GetSpot() && !cfg.GetPreemptible() {
+		return invalid("Machine type %s can only be created as Spot or flex-start VMs.", mt)
+	}
+	return nil
+}
+
+func describeAccelerators(accs []*containerpb.AcceleratorConfig) string {
+	var parts []string
+	for _, a := range accs {
+		parts = append(parts, fmt.Sprintf("%d x %s", a.GetAcceleratorCount(), a.GetAcceleratorType()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // validateNodePool applies GKE's creation rules for what the DWS fallback setup touches: names, TPU machine types and
@@ -75,6 +139,9 @@ func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 	}
 	sl, e := slice(np)
 	if e != nil {
+		return e
+	}
+	if e := validateGPUs(np); e != nil {
 		return e
 	}
 	if np.InitialNodeCount < 0 {

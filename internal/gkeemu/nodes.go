@@ -30,6 +30,18 @@ const (
 	// ResourceTPU is the extended resource TPU nodes offer, one per chip.
 	ResourceTPU corev1.ResourceName = "google.com/tpu"
 
+	// GPU nodes. Sources: GKE "About GPUs in GKE" and "Run GPUs in GKE Standard node pools" for the
+	// cloud.google.com/gke-accelerator label, the nvidia.com/gpu resource and the nvidia.com/gpu=present:NoSchedule
+	// taint, which GKE adds only when the cluster has a node pool without GPUs; GKE Autopilot's GPU page for
+	// gke-accelerator-count; the custom compute class page for gke-gpu-driver-version. cloud.google.com/gke-gpu=true is
+	// seen on GKE GPU nodes in public node dumps, not on a GKE page.
+	LabelGPUAccelerator                     = "cloud.google.com/gke-accelerator"
+	LabelGPUCount                           = "cloud.google.com/gke-accelerator-count"
+	LabelGPUDriver                          = "cloud.google.com/gke-gpu-driver-version"
+	LabelGPU                                = "cloud.google.com/gke-gpu"
+	TaintGPU                                = "nvidia.com/gpu"
+	ResourceGPU         corev1.ResourceName = "nvidia.com/gpu"
+
 	// annotationCluster is the emulator's own bookkeeping: which emulated cluster a Node belongs to, since every
 	// emulated cluster shares the one local control plane. GKE has no such annotation.
 	annotationCluster = "gkeemu.dwsfallback.local/cluster"
@@ -46,6 +58,8 @@ type poolTarget struct {
 	// sliceNodes is how many nodes GKE adds or removes at once: a multi-host TPU slice is one atomic unit.
 	sliceNodes int
 	running    bool
+	// gpuTaint: GKE taints GPU nodes only in a cluster that also has a node pool without GPUs.
+	gpuTaint bool
 }
 
 func (t poolTarget) key() string { return t.clusterKey + "/nodePools/" + t.pool }
@@ -56,19 +70,31 @@ func (s *Server) poolTargets() []poolTarget {
 	defer s.mu.Unlock()
 	var out []poolTarget
 	for key, c := range s.clusters {
+		gpuTaint := false
+		for _, np := range c.pb.NodePools {
+			if !catalog.IsGPU(np.GetConfig().GetMachineType()) {
+				gpuTaint = true
+			}
+		}
 		for _, np := range c.pb.NodePools {
 			t := poolTarget{
 				clusterKey: key, clusterName: c.pb.Name, project: c.project, zone: c.pb.Location, pool: np.Name,
 				cfg: np.Config, topology: np.GetPlacementPolicy().GetTpuTopology(), count: c.nodeCounts[np.Name], sliceNodes: 1,
 				autoscaled: np.GetAutoscaling().GetEnabled(), queued: np.GetQueuedProvisioning().GetEnabled(),
 				minNodes: int(np.GetAutoscaling().GetMinNodeCount()), maxNodes: int(np.GetAutoscaling().GetMaxNodeCount()),
-				running: c.pb.Status == containerpb.Cluster_RUNNING || c.pb.Status == containerpb.Cluster_RECONCILING,
+				running:  c.pb.Status == containerpb.Cluster_RUNNING || c.pb.Status == containerpb.Cluster_RECONCILING,
+				gpuTaint: gpuTaint,
 			}
 			if np.GetAutoscaling().GetTotalMaxNodeCount() > 0 {
 				t.minNodes, t.maxNodes = int(np.Autoscaling.TotalMinNodeCount), int(np.Autoscaling.TotalMaxNodeCount)
 			}
-			if sl, e := slice(np); e == nil && sl.MultiHost() {
-				t.sliceNodes = sl.NodesPerSlice
+			if sl, e := slice(np); e == nil {
+				if sl.MultiHost() {
+					t.sliceNodes = sl.NodesPerSlice
+				}
+				if t.topology == "" {
+					t.topology = sl.Topology // a single-host TPU7x pool: GKE labels its nodes with their shape
+				}
 			}
 			out = append(out, t)
 		}
@@ -151,6 +177,19 @@ func newNode(t poolTarget, name, ip string) *corev1.Node {
 		}
 		taints = append(taints, corev1.Taint{Key: TaintTPU, Value: "present", Effect: corev1.TaintEffectNoSchedule})
 	}
+	if g, ok := catalog.LookupGPU(mt); ok {
+		labels[LabelGPUAccelerator] = g.Accelerator
+		labels[LabelGPUCount] = fmt.Sprint(g.Count)
+		labels[LabelGPU] = "true"
+		if accs := t.cfg.GetAccelerators(); len(accs) > 0 {
+			if v := gpuDriverLabel(accs[0].GetGpuDriverInstallationConfig().GetGpuDriverVersion()); v != "" {
+				labels[LabelGPUDriver] = v
+			}
+		}
+		if t.gpuTaint {
+			taints = append(taints, corev1.Taint{Key: TaintGPU, Value: "present", Effect: corev1.TaintEffectNoSchedule})
+		}
+	}
 	if t.cfg.GetFlexStart() {
 		labels[LabelFlexStart] = "true"
 	}
@@ -169,6 +208,20 @@ func newNode(t poolTarget, name, ip string) *corev1.Node {
 			Capacity: capacity, Allocatable: allocatable,
 			Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}, {Type: corev1.NodeHostName, Address: name}},
 		},
+	}
+}
+
+// gpuDriverLabel is the gke-gpu-driver-version value of a driver setting (the gcloud gpu-driver-version names).
+func gpuDriverLabel(v containerpb.GPUDriverInstallationConfig_GPUDriverVersion) string {
+	switch v {
+	case containerpb.GPUDriverInstallationConfig_DEFAULT:
+		return "default"
+	case containerpb.GPUDriverInstallationConfig_LATEST:
+		return "latest"
+	case containerpb.GPUDriverInstallationConfig_INSTALLATION_DISABLED:
+		return "disabled"
+	default:
+		return ""
 	}
 }
 
@@ -210,6 +263,10 @@ func nodeResources(sh catalog.Shape, diskGB int64) (capacity, allocatable corev1
 	if sh.TPUChips > 0 {
 		chips := *resource.NewQuantity(int64(sh.TPUChips), resource.DecimalSI)
 		capacity[ResourceTPU], allocatable[ResourceTPU] = chips, chips
+	}
+	if sh.GPUs > 0 {
+		gpus := *resource.NewQuantity(int64(sh.GPUs), resource.DecimalSI)
+		capacity[ResourceGPU], allocatable[ResourceGPU] = gpus, gpus
 	}
 	return capacity, allocatable
 }

@@ -1,6 +1,7 @@
 package gkeemu
 
 import (
+	"strings"
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -84,5 +85,89 @@ func TestGroupBaseIsAValidNodeNamePrefix(t *testing.T) {
 	base := groupBase("projects/p/locations/z/clusters/a-very-long-cluster-name-indeed", "a-very-long-cluster-name-indeed", "a-very-long-pool-name-too")
 	if n := nodeName(base); len(n) > 63 {
 		t.Errorf("node name %q is %d characters, over a DNS label's 63", n, len(n))
+	}
+}
+
+func TestGPUNodeAsGKERegistersIt(t *testing.T) {
+	latest := containerpb.GPUDriverInstallationConfig_LATEST
+	target := poolTarget{
+		clusterKey: "projects/p/locations/us-east5-b/clusters/c", clusterName: "c", project: "p", zone: "us-east5-b",
+		pool: "dws", queued: true, gpuTaint: true, cfg: &containerpb.NodeConfig{MachineType: "a3-highgpu-8g", FlexStart: boolPtr(true),
+			Accelerators: []*containerpb.AcceleratorConfig{{AcceleratorType: "nvidia-h100-80gb", AcceleratorCount: 8,
+				GpuDriverInstallationConfig: &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: &latest}}}},
+	}
+	n := newNode(target, "gke-c-dws-1234abcd-x1y2", "127.225.0.10")
+	for k, want := range map[string]string{
+		LabelGPUAccelerator: "nvidia-h100-80gb", LabelGPUCount: "8", LabelGPUDriver: "latest", LabelGPU: "true", LabelQueued: "true",
+	} {
+		if got := n.Labels[k]; got != want {
+			t.Errorf("label %s = %q, want %q", k, got, want)
+		}
+	}
+	if _, ok := n.Labels[LabelTPUAccelerator]; ok {
+		t.Error("a GPU node carries the TPU accelerator label")
+	}
+	wantTaints := []corev1.Taint{
+		{Key: TaintGPU, Value: "present", Effect: corev1.TaintEffectNoSchedule},
+		{Key: TaintQueued, Value: "true", Effect: corev1.TaintEffectNoSchedule},
+	}
+	if diff := cmp.Diff(wantTaints, n.Spec.Taints); diff != "" {
+		t.Errorf("taints (-want +got):\n%s", diff)
+	}
+	if got := n.Status.Allocatable[ResourceGPU]; got.Value() != 8 {
+		t.Errorf("nvidia.com/gpu allocatable = %s, want 8", got.String())
+	}
+	// A cluster of GPU pools only: GKE adds no GPU taint.
+	target.gpuTaint, target.queued = false, false
+	if n := newNode(target, "gke-c-dws-1234abcd-x1y3", "127.225.0.11"); len(n.Spec.Taints) != 0 {
+		t.Errorf("GPU-only cluster: taints %v, want none", n.Spec.Taints)
+	}
+}
+
+func TestAcceleratorRules(t *testing.T) {
+	pool := func(mt string, mutate func(*containerpb.NodePool)) *containerpb.NodePool {
+		np := &containerpb.NodePool{Name: "p", Config: &containerpb.NodeConfig{MachineType: mt},
+			Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 4}}
+		if mutate != nil {
+			mutate(np)
+		}
+		return np
+	}
+	placed := func(topology, policy string) func(*containerpb.NodePool) {
+		return func(np *containerpb.NodePool) {
+			np.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{TpuTopology: topology, PolicyName: policy}
+		}
+	}
+	gpus := func(typ string, n int64) func(*containerpb.NodePool) {
+		return func(np *containerpb.NodePool) {
+			np.Config.Accelerators = []*containerpb.AcceleratorConfig{{AcceleratorType: typ, AcceleratorCount: n}}
+		}
+	}
+	s := New(Options{})
+	for name, tc := range map[string]struct {
+		np   *containerpb.NodePool
+		want string
+	}{
+		"tpu7x multi-host by policy":   {pool("tpu7x-standard-4t", placed("2x2x2", "wp")), ""},
+		"tpu7x single host":            {pool("tpu7x-standard-4t", nil), ""},
+		"tpu7x single host with shape": {pool("tpu7x-standard-4t", placed("2x2x1", "")), "TPU topology can't be specified with single-host TPU slice pool"},
+		"tpu7x multi-host without":     {pool("tpu7x-standard-4t", placed("2x2x2", "")), "Use workload policy instead"},
+		"tpu7x odd shape":              {pool("tpu7x-standard-4t", placed("2x2x3", "wp")), "does not fit machine type"},
+		"tpu7x large shape":            {pool("tpu7x-standard-4t", placed("4x4x8", "wp")), "must be multiples of 32"},
+		"h100 pool":                    {pool("a3-highgpu-8g", gpus("nvidia-h100-80gb", 8)), ""},
+		"wrong gpu count":              {pool("a3-highgpu-8g", gpus("nvidia-h100-80gb", 4)), "not compatible with machine type a3-highgpu-8g"},
+		"a3-highgpu-1g on demand":      {pool("a3-highgpu-1g", gpus("nvidia-h100-80gb", 1)), "only be created as Spot or flex-start"},
+		"a4x flex-start":               {pool("a4x-highgpu-4g", func(np *containerpb.NodePool) { np.Config.FlexStart = boolPtr(true) }), "does not support flex-start"},
+		"gpu machine type that is not": {pool("a9-futuregpu-8g", nil), "machine type not found"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := s.validateNodePool(tc.np)
+			switch {
+			case tc.want == "" && e != nil:
+				t.Errorf("refused: %v", e.message)
+			case tc.want != "" && (e == nil || !strings.Contains(e.message, tc.want)):
+				t.Errorf("got %v, want a refusal containing %q", e, tc.want)
+			}
+		})
 	}
 }

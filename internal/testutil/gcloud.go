@@ -2,6 +2,7 @@
 package testutil
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,5 +86,38 @@ func RequireAcceptance(t *testing.T) {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("needs the local stack, gcloud or terraform: set TF_ACC=1 (make test does)")
+	}
+}
+
+// GPUPools are plan A and plan B for GPUs in us-east5-b: the on-demand pool as the tutorial's plan A with the GPU
+// accelerator, and the DWS docs' command ("Run a large-scale workload with flex-start with queued provisioning")
+// verbatim. flexStart false drops --flex-start, as that page's earlier version (queued provisioning alone) had it.
+func GPUPools(cluster, onDemand, dws, machineType, accelerator string, flexStart bool) [][]string {
+	plan := []string{"container", "node-pools", "create", dws, "--cluster=" + cluster, "--location=us-east5-b",
+		"--enable-queued-provisioning", "--accelerator", accelerator, "--machine-type=" + machineType}
+	if flexStart {
+		plan = append(plan, "--flex-start")
+	}
+	plan = append(plan, "--enable-autoscaling", "--num-nodes=0", "--total-max-nodes", "4", "--location-policy=ANY",
+		"--reservation-affinity=none", "--no-enable-autorepair")
+	return [][]string{
+		{"container", "node-pools", "create", onDemand, "--cluster=" + cluster, "--location=us-east5-b",
+			"--accelerator", accelerator, "--machine-type=" + machineType, "--reservation-affinity=none",
+			"--enable-autoscaling", "--num-nodes=0", "--min-nodes=0", "--max-nodes=4"},
+		plan,
+	}
+}
+
+// TPU7xPools are the tutorial's two pools for a multi-host TPU7x slice placed by a workload policy (GKE "About
+// Ironwood (TPU7x) in GKE": --placement-policy), with --tpu-topology kept as Google's TPU7x recipes pass it.
+func TPU7xPools(cluster, onDemand, dws, topology, policy string, maxNodes int) [][]string {
+	common := []string{"--cluster=" + cluster, "--location=us-east5-b", "--machine-type=tpu7x-standard-4t",
+		"--tpu-topology=" + topology, "--placement-policy=" + policy}
+	maxFlag := fmt.Sprintf("--max-nodes=%d", maxNodes)
+	return [][]string{
+		append(append([]string{"container", "node-pools", "create", onDemand}, common...),
+			"--reservation-affinity=none", "--enable-autoscaling", "--num-nodes=0", "--min-nodes=0", maxFlag),
+		append(append([]string{"container", "node-pools", "create", dws}, common...),
+			"--enable-autoscaling", "--enable-queued-provisioning", "--flex-start", "--num-nodes=0", "--min-nodes=0", maxFlag),
 	}
 }
