@@ -8,52 +8,55 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 )
 
-var (
-	_ resource.ResourceWithConfigure      = (*tpuPoolPairResource)(nil)
-	_ resource.ResourceWithImportState    = (*tpuPoolPairResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*tpuPoolPairResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*tpuPoolPairResource)(nil)
-)
-
-// Generous defaults: a TPU node pool operation takes minutes on GKE, longer on a busy cluster.
+// Generous defaults: an accelerator node pool operation takes minutes on GKE, longer on a busy cluster.
 const (
 	defaultCreateTimeout = 45 * time.Minute
 	defaultUpdateTimeout = 45 * time.Minute
 	defaultDeleteTimeout = 45 * time.Minute
 )
 
-func NewTPUPoolPairResource() resource.Resource { return &tpuPoolPairResource{} }
-
-type tpuPoolPairResource struct {
+// poolPairResource is plan A and plan B of one accelerator: the CRUD the TPU and GPU pool pairs share. M is the kind's
+// model, which embeds poolPairModel; P, its pointer type, says what the kind adds.
+type poolPairResource[M any, P pairModelPtr[M]] struct {
 	clients clients
+	kind    pairKind
 }
 
-func (r *tpuPoolPairResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_tpu_pool_pair"
+// pairKind is what tells the pool pair resources apart besides their models.
+type pairKind struct {
+	name string // tpu_pool_pair
+	noun string // TPU or GPU, naming the pools in messages
+	// attributes are the kind's own schema attributes, besides the shared ones.
+	attributes  func() map[string]schema.Attribute
+	description string
 }
 
-func (r *tpuPoolPairResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+func (r *poolPairResource[M, P]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + r.kind.name
+}
+
+func (r *poolPairResource[M, P]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
 }
 
-func (r *tpuPoolPairResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan tpuPoolPairModel
+func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan M
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	timeout, diags := P(&plan).pair().Timeouts.Create(ctx, defaultCreateTimeout)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client, ref, ok := r.connect(ctx, &plan, &resp.Diagnostics)
+	client, ref, ok := r.connect(ctx, P(&plan).pair(), &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -61,33 +64,33 @@ func (r *tpuPoolPairResource) Create(ctx context.Context, req resource.CreateReq
 	// created and a later apply can finish the job.
 	st := plan
 	for _, role := range poolRoles {
-		role.set(&st, types.ObjectNull(role.attrTypes()))
+		role.set(P(&st).pair(), types.ObjectNull(role.attrTypes()))
 	}
 	for _, role := range poolRoles {
-		p, _ := role.decodePool(role.get(&plan))
-		np, err := r.createPool(ctx, client, ref, role, p, &plan, func(created *containerpb.NodePool) {
-			role.set(&st, flattenNodePool(role, created))
+		p, _ := role.decodePool(role.get(P(&plan).pair()))
+		np, err := r.createPool(ctx, client, ref, role, p, P(&plan), func(created *containerpb.NodePool) {
+			role.set(P(&st).pair(), flattenNodePool(role, created, P(&st).liveLabels(created)))
 			resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 		})
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("creating TPU node pool (%s)", p.Name.ValueString()), err.Error())
+			resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, p.Name.ValueString()), err.Error())
 			return
 		}
 		// Each pool is read back as it finishes, so state is complete without listing the pools again.
-		role.set(&st, flattenNodePool(role, np))
+		role.set(P(&st).pair(), flattenNodePool(role, np, P(&st).liveLabels(np)))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	}
 }
 
-func (r *tpuPoolPairResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var st tpuPoolPairModel
+func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var st M
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, onDemand, flex, err := splitPoolPairID(st.ID.ValueString())
+	ref, onDemand, flex, err := splitPoolPairID(P(&st).pair().ID.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("reading TPU pool pair", err.Error())
+		resp.Diagnostics.AddError(fmt.Sprintf("reading %s pool pair", r.kind.noun), err.Error())
 		return
 	}
 	client, err := r.clients.GKE(ctx)
@@ -110,28 +113,29 @@ func (r *tpuPoolPairResource) Read(ctx context.Context, req resource.ReadRequest
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	flattenPair(&st, ref, pools[onDemand], pools[flex])
+	flattenPair(P(&st), ref, pools[onDemand], pools[flex])
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
-func (r *tpuPoolPairResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior tpuPoolPairModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var planM, priorM M
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &planM)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &priorM)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan, prior := P(&planM).pair(), P(&priorM).pair()
 	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	client, ref, ok := r.connect(ctx, &plan, &resp.Diagnostics)
+	client, ref, ok := r.connect(ctx, plan, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	_, oldOnDemand, oldFlex, err := splitPoolPairID(prior.ID.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("updating TPU pool pair", err.Error())
+		resp.Diagnostics.AddError(fmt.Sprintf("updating %s pool pair", r.kind.noun), err.Error())
 		return
 	}
 	pools, err := listPools(ctx, client, ref)
@@ -139,78 +143,78 @@ func (r *tpuPoolPairResource) Update(ctx context.Context, req resource.UpdateReq
 		resp.Diagnostics.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), err.Error())
 		return
 	}
-	// st follows reality step by step, so that an error part-way leaves state a later apply can finish from.
-	st := prior
+	// st follows reality step by step, so that an error part-way leaves state a later apply can finish from. The
+	// kind's own attributes come from the plan: what they can change replaces the pair, so they are what it holds.
+	stM := planM
+	st := P(&stM).pair()
+	*st = *prior
 	st.Timeouts, st.Cluster = plan.Timeouts, plan.Cluster
 	names := map[poolRole]string{onDemandRole: oldOnDemand, flexStartRole: oldFlex}
 	save := func() {
 		st.ID = types.StringValue(poolPairID(ref, names[onDemandRole], names[flexStartRole]))
-		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
 	}
 	for _, role := range poolRoles {
-		want, _ := role.decodePool(role.get(&plan))
+		want, _ := role.decodePool(role.get(plan))
 		have := pools[names[role]]
 		if have != nil && !needsReplacement(role, have, want) {
 			continue
 		}
 		if have != nil {
 			if err := deletePool(ctx, client, ref, have.GetName()); err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("deleting TPU node pool (%s) to replace it", have.GetName()), err.Error())
+				resp.Diagnostics.AddError(fmt.Sprintf("deleting %s node pool (%s) to replace it", r.kind.noun, have.GetName()), err.Error())
 				return
 			}
 		}
 		names[role] = want.Name.ValueString()
-		role.set(&st, types.ObjectNull(role.attrTypes()))
+		role.set(st, types.ObjectNull(role.attrTypes()))
 		save()
-		np, err := r.createPool(ctx, client, ref, role, want, &plan, func(created *containerpb.NodePool) {
-			role.set(&st, flattenNodePool(role, created))
+		np, err := r.createPool(ctx, client, ref, role, want, P(&planM), func(created *containerpb.NodePool) {
+			role.set(st, flattenNodePool(role, created, P(&stM).liveLabels(created)))
 			save()
 		})
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("creating TPU node pool (%s)", want.Name.ValueString()), err.Error())
+			resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, want.Name.ValueString()), err.Error())
 			return
 		}
 		pools[np.GetName()] = np
 	}
 	for _, role := range poolRoles {
 		np := pools[names[role]]
-		as := np.GetAutoscaling()
-		if as.GetEnabled() && int64(as.GetMinNodeCount()) == plan.MinNodes.ValueInt64() && int64(as.GetMaxNodeCount()) == plan.MaxNodes.ValueInt64() {
+		if lo, hi := poolBounds(np.GetAutoscaling()); np.GetAutoscaling().GetEnabled() && lo == plan.MinNodes.ValueInt64() && hi == plan.MaxNodes.ValueInt64() {
 			continue
 		}
+		want, _ := role.decodePool(role.get(plan))
 		err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
 			return client.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{
-				Name: ref.String() + "/nodePools/" + np.GetName(),
-				Autoscaling: &containerpb.NodePoolAutoscaling{
-					Enabled:      true,
-					MinNodeCount: int32(plan.MinNodes.ValueInt64()),
-					MaxNodeCount: int32(plan.MaxNodes.ValueInt64()),
-				},
+				Name:        ref.String() + "/nodePools/" + np.GetName(),
+				Autoscaling: expandNodePool(role, want, P(&planM)).GetAutoscaling(),
 			})
 		}, nil)
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("updating autoscaling of TPU node pool (%s)", np.GetName()), err.Error())
+			resp.Diagnostics.AddError(fmt.Sprintf("updating autoscaling of %s node pool (%s)", r.kind.noun, np.GetName()), err.Error())
 			return
 		}
 	}
 	st.MinNodes, st.MaxNodes = plan.MinNodes, plan.MaxNodes
-	r.refresh(ctx, client, ref, &st, &resp.Diagnostics)
+	r.refresh(ctx, client, ref, P(&stM), &resp.Diagnostics)
 	save()
 }
 
-func (r *tpuPoolPairResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var st tpuPoolPairModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+func (r *poolPairResource[M, P]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var stM M
+	resp.Diagnostics.Append(req.State.Get(ctx, &stM)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	st := P(&stM).pair()
 	timeout, diags := st.Timeouts.Delete(ctx, defaultDeleteTimeout)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ref, onDemand, flex, err := splitPoolPairID(st.ID.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("deleting TPU pool pair", err.Error())
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting %s pool pair", r.kind.noun), err.Error())
 		return
 	}
 	client, err := r.clients.GKE(ctx)
@@ -224,120 +228,103 @@ func (r *tpuPoolPairResource) Delete(ctx context.Context, req resource.DeleteReq
 		name string
 	}{{flexStartRole, flex}, {onDemandRole, onDemand}} {
 		if err := deletePool(ctx, client, ref, p.name); err != nil && !gke.IsNotFound(err) {
-			resp.Diagnostics.AddError(fmt.Sprintf("deleting TPU node pool (%s)", p.name), err.Error())
+			resp.Diagnostics.AddError(fmt.Sprintf("deleting %s node pool (%s)", r.kind.noun, p.name), err.Error())
 			return
 		}
-		p.role.set(&st, types.ObjectNull(p.role.attrTypes()))
-		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+		p.role.set(st, types.ObjectNull(p.role.attrTypes()))
+		resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
 	}
 }
 
-func (r *tpuPoolPairResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *poolPairResource[M, P]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	ref, onDemand, flex, err := splitPoolPairID(req.ID)
 	if err != nil {
-		resp.Diagnostics.AddError("importing TPU pool pair", err.Error())
+		resp.Diagnostics.AddError(fmt.Sprintf("importing %s pool pair", r.kind.noun), err.Error())
 		return
 	}
 	// The bare cluster name is what configurations usually say; Read fills in everything else from GKE.
-	st := tpuPoolPairModel{
-		ID:        types.StringValue(poolPairID(ref, onDemand, flex)),
-		Cluster:   types.StringValue(ref.Name),
-		Project:   types.StringValue(ref.Project),
-		Location:  types.StringValue(ref.Location),
-		OnDemand:  types.ObjectNull(onDemandRole.attrTypes()),
-		FlexStart: types.ObjectNull(flexStartRole.attrTypes()),
-		Timeouts:  timeoutsNull(),
+	var stM M
+	*P(&stM).pair() = poolPairModel{
+		ID:          types.StringValue(poolPairID(ref, onDemand, flex)),
+		Cluster:     types.StringValue(ref.Name),
+		Project:     types.StringValue(ref.Project),
+		Location:    types.StringValue(ref.Location),
+		MachineType: types.StringNull(),
+		MinNodes:    types.Int64Null(),
+		MaxNodes:    types.Int64Null(),
+		OnDemand:    types.ObjectNull(onDemandRole.attrTypes()),
+		FlexStart:   types.ObjectNull(flexStartRole.attrTypes()),
+		Timeouts:    timeoutsNull(),
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
 }
 
-func (r *tpuPoolPairResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m tpuPoolPairModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+func (r *poolPairResource[M, P]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var mM M
+	resp.Diagnostics.Append(req.Config.Get(ctx, &mM)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var slice *catalog.Slice
-	if !m.MachineType.IsNull() && !m.MachineType.IsUnknown() && !m.TPUTopology.IsNull() && !m.TPUTopology.IsUnknown() {
-		if _, known := catalog.Lookup(m.MachineType.ValueString()); known {
-			if _, perr := catalog.ParseTopology(m.TPUTopology.ValueString()); perr == nil {
-				s, err := catalog.NewSlice(m.MachineType.ValueString(), m.TPUTopology.ValueString())
-				if err != nil {
-					resp.Diagnostics.AddAttributeError(path.Root("tpu_topology"), "TPU topology does not fit the machine type", err.Error())
-				} else {
-					slice = &s
-				}
-			}
-		}
-	}
-	minKnown := !m.MinNodes.IsNull() && !m.MinNodes.IsUnknown()
-	maxKnown := !m.MaxNodes.IsNull() && !m.MaxNodes.IsUnknown()
-	if minKnown && maxKnown && m.MinNodes.ValueInt64() > m.MaxNodes.ValueInt64() {
+	m := P(&mM).pair()
+	if known(m.MinNodes) && known(m.MaxNodes) && m.MinNodes.ValueInt64() > m.MaxNodes.ValueInt64() {
 		resp.Diagnostics.AddAttributeError(path.Root("min_nodes"), "min_nodes is greater than max_nodes",
 			fmt.Sprintf("min_nodes (%d) must not exceed max_nodes (%d).", m.MinNodes.ValueInt64(), m.MaxNodes.ValueInt64()))
 	}
-	if slice != nil && slice.MultiHost() {
-		n := int64(slice.NodesPerSlice)
-		for _, b := range []struct {
-			attr  string
-			v     types.Int64
-			known bool
-		}{{"min_nodes", m.MinNodes, minKnown}, {"max_nodes", m.MaxNodes, maxKnown}} {
-			if b.known && b.v.ValueInt64()%n != 0 {
-				lower := b.v.ValueInt64() / n * n
-				resp.Diagnostics.AddAttributeError(path.Root(b.attr), b.attr+" is not a whole number of TPU slices",
-					fmt.Sprintf("A %s slice of %s spans %d nodes, and GKE scales multi-host slices whole, so %s must be a multiple of %d: use %d or %d instead of %d.",
-						slice.Topology, slice.MachineType, n, b.attr, n, lower, lower+n, b.v.ValueInt64()))
-			}
-		}
-	}
 	od, odOK := onDemandRole.decodePool(m.OnDemand)
 	fx, fxOK := flexStartRole.decodePool(m.FlexStart)
-	if odOK && fxOK && !od.Name.IsUnknown() && !od.Name.IsNull() && od.Name.Equal(fx.Name) {
+	if odOK && fxOK && known(od.Name) && od.Name.Equal(fx.Name) {
 		resp.Diagnostics.AddAttributeError(path.Root("flex_start").AtName("name"), "Both pools have the same name",
 			fmt.Sprintf("on_demand and flex_start are two node pools and need different names; both are %q.", od.Name.ValueString()))
 	}
+	P(&mM).validate(&resp.Diagnostics)
 }
 
-// ModifyPlan fills in at plan time what the configuration already determines (project, location, slice facts, node
-// labels, the id), so that Kueue and RayJob resources can use them in the same plan, and marks what a pool
+// known reports whether a configuration value is set and known.
+func known(v interface {
+	IsNull() bool
+	IsUnknown() bool
+}) bool {
+	return !v.IsNull() && !v.IsUnknown()
+}
+
+// ModifyPlan fills in at plan time what the configuration already determines (project, location, the accelerator's
+// facts, node labels, the id), so that Kueue and RayJob resources can use them in the same plan, and marks what a pool
 // replacement will change.
-func (r *tpuPoolPairResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
 	planClusterScope(ctx, r.clients, req, resp, "", "")
-	var plan tpuPoolPairModel
-	resp.Diagnostics.Append(resp.Plan.Get(ctx, &plan)...)
+	var planM M
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &planM)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var prior *tpuPoolPairModel
+	plan := P(&planM).pair()
+	var prior *poolPairModel
 	if !req.State.Raw.IsNull() {
-		prior = &tpuPoolPairModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
+		var priorM M
+		resp.Diagnostics.Append(req.State.Get(ctx, &priorM)...)
+		prior = P(&priorM).pair()
 	}
-	setSlice(&plan)
+	P(&planM).derive()
 	changed := prior != nil && !planEqualsState(req.Plan, req.State)
 	// A pool object not known yet (a module variable) leaves its name, and so the id, unknown.
 	names := [2]types.String{types.StringUnknown(), types.StringUnknown()}
 	for i, role := range poolRoles {
-		p, ok := role.decodePool(role.get(&plan))
+		p, ok := role.decodePool(role.get(plan))
 		if !ok {
 			continue
 		}
 		names[i] = p.Name
-		if p.Name.IsUnknown() || plan.TPUAccelerator.IsUnknown() || plan.TPUTopology.IsUnknown() {
-			p.NodeLabels = types.MapUnknown(types.StringType)
-		} else {
-			p.NodeLabels = nodeLabels(p.Name.ValueString(), plan.TPUAccelerator.ValueString(), plan.TPUTopology.ValueString())
-		}
+		p.NodeLabels = P(&planM).labels(p.Name)
 		var old poolModel
 		var had bool
 		if prior != nil {
 			old, had = role.decodePool(role.get(prior))
 		}
-		replaced := prior != nil && (!had || !old.Name.Equal(p.Name) || (!role.flex && !old.ReservationAffinity.Equal(p.ReservationAffinity)) || old.Status.ValueString() == "ERROR")
+		replaced := prior != nil && (!had || !old.Name.Equal(p.Name) || old.Status.ValueString() == "ERROR" ||
+			(!role.flex && !old.ReservationAffinity.Equal(p.ReservationAffinity)) || (role.flex && !old.Provisioning.Equal(p.Provisioning)))
 		switch {
 		case prior == nil || replaced:
 			p.Status = types.StringUnknown()
@@ -360,7 +347,7 @@ func (r *tpuPoolPairResource) ModifyPlan(ctx context.Context, req resource.Modif
 				p.FlexStartEnabled, p.QueuedProvisioning = old.FlexStartEnabled, old.QueuedProvisioning
 			}
 		}
-		role.set(&plan, role.encodePool(p))
+		role.set(plan, role.encodePool(p))
 	}
 	if !plan.Cluster.IsUnknown() && !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !names[0].IsUnknown() && !names[1].IsUnknown() {
 		ref, _ := resolveCluster(plan.Cluster.ValueString(), plan.Project.ValueString(), plan.Location.ValueString(), r.clients)
@@ -368,5 +355,5 @@ func (r *tpuPoolPairResource) ModifyPlan(ctx context.Context, req resource.Modif
 	} else {
 		plan.ID = types.StringUnknown()
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &planM)...)
 }

@@ -62,13 +62,13 @@ func waitPoolSettled(ctx context.Context, client *gke.Client, name string, np *c
 }
 
 // connect resolves the cluster and the client for a CRUD call.
-func (r *tpuPoolPairResource) connect(ctx context.Context, m *tpuPoolPairModel, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
+func (r *poolPairResource[M, P]) connect(ctx context.Context, m *poolPairModel, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
 	return connectGKE(ctx, r.clients, m.Cluster, m.Project, m.Location, path.Root("cluster"), diags)
 }
 
 // createPool creates one pool and waits for it. A pool of that name that already exists (left by an interrupted
 // apply, or made by hand) is adopted when it has this pool's defining settings, and refused otherwise.
-func (r *tpuPoolPairResource) createPool(ctx context.Context, client *gke.Client, ref clusterRef, role poolRole, p poolModel, m *tpuPoolPairModel, started func(*containerpb.NodePool)) (*containerpb.NodePool, error) {
+func (r *poolPairResource[M, P]) createPool(ctx context.Context, client *gke.Client, ref clusterRef, role poolRole, p poolModel, m pairModel, started func(*containerpb.NodePool)) (*containerpb.NodePool, error) {
 	want := expandNodePool(role, p, m)
 	name := ref.String() + "/nodePools/" + want.GetName()
 	err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
@@ -81,7 +81,7 @@ func (r *tpuPoolPairResource) createPool(ctx context.Context, client *gke.Client
 		if gerr != nil {
 			return nil, fmt.Errorf("%w; reading the existing pool: %w", err, gerr)
 		}
-		if why := incompatible(role, existing, want); why != "" {
+		if why := incompatible(role, m, existing, want); why != "" {
 			return nil, fmt.Errorf("node pool %s already exists but %s; delete it or give this pool another name", want.GetName(), why)
 		}
 		tflog.Info(ctx, "adopting existing node pool", map[string]any{"pool": name})
@@ -99,10 +99,10 @@ func (r *tpuPoolPairResource) createPool(ctx context.Context, client *gke.Client
 }
 
 // refresh re-reads both pools into st after a change.
-func (r *tpuPoolPairResource) refresh(ctx context.Context, client *gke.Client, ref clusterRef, st *tpuPoolPairModel, diags *diag.Diagnostics) {
-	_, onDemand, flex, err := splitPoolPairID(st.ID.ValueString())
+func (r *poolPairResource[M, P]) refresh(ctx context.Context, client *gke.Client, ref clusterRef, st pairModel, diags *diag.Diagnostics) {
+	_, onDemand, flex, err := splitPoolPairID(st.pair().ID.ValueString())
 	if err != nil {
-		diags.AddError("reading TPU pool pair", err.Error())
+		diags.AddError(fmt.Sprintf("reading %s pool pair", r.kind.noun), err.Error())
 		return
 	}
 	pools, err := listPools(ctx, client, ref)

@@ -7,28 +7,46 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 )
 
-type tpuPoolPairModel struct {
-	ID             types.String   `tfsdk:"id"`
-	Cluster        types.String   `tfsdk:"cluster"`
-	Project        types.String   `tfsdk:"project"`
-	Location       types.String   `tfsdk:"location"`
-	MachineType    types.String   `tfsdk:"machine_type"`
-	TPUTopology    types.String   `tfsdk:"tpu_topology"`
-	MinNodes       types.Int64    `tfsdk:"min_nodes"`
-	MaxNodes       types.Int64    `tfsdk:"max_nodes"`
-	OnDemand       types.Object   `tfsdk:"on_demand"`
-	FlexStart      types.Object   `tfsdk:"flex_start"`
-	TPUAccelerator types.String   `tfsdk:"tpu_accelerator"`
-	ChipsPerNode   types.Int64    `tfsdk:"chips_per_node"`
-	NodesPerSlice  types.Int64    `tfsdk:"nodes_per_slice"`
-	ChipsPerSlice  types.Int64    `tfsdk:"chips_per_slice"`
-	MaxChips       types.Int64    `tfsdk:"max_chips"`
-	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+// poolPairModel holds the attributes every pool pair has; each kind's model embeds it.
+type poolPairModel struct {
+	ID          types.String   `tfsdk:"id"`
+	Cluster     types.String   `tfsdk:"cluster"`
+	Project     types.String   `tfsdk:"project"`
+	Location    types.String   `tfsdk:"location"`
+	MachineType types.String   `tfsdk:"machine_type"`
+	MinNodes    types.Int64    `tfsdk:"min_nodes"`
+	MaxNodes    types.Int64    `tfsdk:"max_nodes"`
+	OnDemand    types.Object   `tfsdk:"on_demand"`
+	FlexStart   types.Object   `tfsdk:"flex_start"`
+	Timeouts    timeouts.Value `tfsdk:"timeouts"`
+}
+
+// pairModel is what a kind of pool pair (TPU, GPU) adds to the shared attributes and CRUD.
+type pairModel interface {
+	pair() *poolPairModel
+	// expandKind sets on a pool the pair creates what the kind needs: the TPU slice, or the GPUs.
+	expandKind(role poolRole, np *containerpb.NodePool)
+	// flattenKind reads the kind's attributes from a live pool of the pair.
+	flattenKind(np *containerpb.NodePool)
+	// derive fills the computed attributes the configuration determines; unknown inputs leave them unknown.
+	derive()
+	// labels are the node labels a Kueue flavor of the pool named pool should list; unknown while an input is.
+	labels(pool types.String) types.Map
+	// liveLabels are those labels of a live pool.
+	liveLabels(np *containerpb.NodePool) types.Map
+	// incompatible says why an existing pool has not the kind's settings of want, or "".
+	incompatible(have, want *containerpb.NodePool) string
+	// validate checks the kind's rules on the configuration alone.
+	validate(diags *diag.Diagnostics)
+}
+
+type pairModelPtr[M any] interface {
+	*M
+	pairModel
 }
 
 // poolModel is either pool's nested object. The on-demand pool has reservation_affinity; the flex-start pool has
@@ -36,6 +54,7 @@ type tpuPoolPairModel struct {
 type poolModel struct {
 	Name                types.String
 	ReservationAffinity types.String
+	Provisioning        types.String
 	Status              types.String
 	NodeLabels          types.Map
 	FlexStartEnabled    types.Bool
@@ -61,6 +80,7 @@ func (r poolRole) attrTypes() map[string]attr.Type {
 		"node_labels": types.MapType{ElemType: types.StringType},
 	}
 	if r.flex {
+		t["provisioning"] = types.StringType
 		t["flex_start_enabled"] = types.BoolType
 		t["queued_provisioning"] = types.BoolType
 	} else {
@@ -69,14 +89,14 @@ func (r poolRole) attrTypes() map[string]attr.Type {
 	return t
 }
 
-func (r poolRole) get(m *tpuPoolPairModel) types.Object {
+func (r poolRole) get(m *poolPairModel) types.Object {
 	if r.flex {
 		return m.FlexStart
 	}
 	return m.OnDemand
 }
 
-func (r poolRole) set(m *tpuPoolPairModel, o types.Object) {
+func (r poolRole) set(m *poolPairModel, o types.Object) {
 	if r.flex {
 		m.FlexStart = o
 	} else {
@@ -102,7 +122,7 @@ func (r poolRole) decodePool(o types.Object) (p poolModel, ok bool) {
 		}
 		return types.BoolNull()
 	}
-	p.Name, p.Status, p.ReservationAffinity = str("name"), str("status"), str("reservation_affinity")
+	p.Name, p.Status, p.ReservationAffinity, p.Provisioning = str("name"), str("status"), str("reservation_affinity"), str("provisioning")
 	p.FlexStartEnabled, p.QueuedProvisioning = boolean("flex_start_enabled"), boolean("queued_provisioning")
 	if v, ok := a["node_labels"].(types.Map); ok {
 		p.NodeLabels = v
@@ -115,66 +135,61 @@ func (r poolRole) decodePool(o types.Object) (p poolModel, ok bool) {
 func (r poolRole) encodePool(p poolModel) types.Object {
 	vals := map[string]attr.Value{"name": p.Name, "status": p.Status, "node_labels": p.NodeLabels}
 	if r.flex {
-		vals["flex_start_enabled"], vals["queued_provisioning"] = p.FlexStartEnabled, p.QueuedProvisioning
+		vals["provisioning"], vals["flex_start_enabled"], vals["queued_provisioning"] = p.Provisioning, p.FlexStartEnabled, p.QueuedProvisioning
 	} else {
 		vals["reservation_affinity"] = p.ReservationAffinity
 	}
 	return types.ObjectValueMust(r.attrTypes(), vals)
 }
 
-// nodeLabels are the labels GKE puts on every node of a TPU pool that tell it apart: the pool, and the TPU
-// accelerator and topology (GKE's TPU docs select TPU nodes by these two). A Kueue flavor needs all three: Kueue
-// matches a job to a flavor only on the keys the flavor lists, so a flavor with the pool label alone takes jobs of
-// any TPU generation. Empty accelerator or topology (not known from the machine type) leave those labels out.
-func nodeLabels(pool, accelerator, topology string) types.Map {
-	labels := map[string]attr.Value{"cloud.google.com/gke-nodepool": types.StringValue(pool)}
-	if accelerator != "" {
-		labels[tpuAcceleratorLabel] = types.StringValue(accelerator)
-	}
-	if topology != "" {
-		labels[tpuTopologyLabel] = types.StringValue(topology)
-	}
-	return types.MapValueMust(types.StringType, labels)
-}
-
-// poolNodeLabels are nodeLabels of a pool as GKE reports it.
-func poolNodeLabels(np *containerpb.NodePool) types.Map {
-	accelerator := ""
-	if mt, ok := catalog.Lookup(np.GetConfig().GetMachineType()); ok {
-		accelerator = mt.Accelerator
-	}
-	return nodeLabels(np.GetName(), accelerator, np.GetPlacementPolicy().GetTpuTopology())
-}
-
-// expandNodePool is the node pool the tutorial's gcloud command creates for this role, field for field, so that pools
+// expandNodePool is the node pool the DWS docs' gcloud commands create for this role, field for field, so that pools
 // made by either are equal.
-func expandNodePool(r poolRole, p poolModel, m *tpuPoolPairModel) *containerpb.NodePool {
+func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool {
+	pm := m.pair()
 	np := &containerpb.NodePool{
 		Name:             p.Name.ValueString(),
 		InitialNodeCount: 0,
 		Autoscaling: &containerpb.NodePoolAutoscaling{
 			Enabled:      true,
-			MinNodeCount: int32(m.MinNodes.ValueInt64()),
-			MaxNodeCount: int32(m.MaxNodes.ValueInt64()),
+			MinNodeCount: int32(pm.MinNodes.ValueInt64()), //nolint:gosec // validated to 0..1000
+			MaxNodeCount: int32(pm.MaxNodes.ValueInt64()), //nolint:gosec // validated to 1..1000
 		},
 		Config: &containerpb.NodeConfig{
-			MachineType: m.MachineType.ValueString(),
+			MachineType: pm.MachineType.ValueString(),
 			OauthScopes: gcloudDefaultScopes(),
 		},
 		Management:      &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true},
-		PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: m.TPUTopology.ValueString()},
 		UpgradeSettings: &containerpb.NodePool_UpgradeSettings{MaxSurge: 1},
 	}
 	if r.flex {
-		flex := true
-		np.Config.FlexStart = &flex
+		if p.Provisioning.ValueString() != provisioningQueued {
+			flex := true
+			np.Config.FlexStart = &flex
+		}
 		np.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
-		return np
-	}
-	if p.ReservationAffinity.ValueString() != "any" {
+	} else if p.ReservationAffinity.ValueString() != "any" {
 		np.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
 	}
+	m.expandKind(r, np)
 	return np
+}
+
+// The two ways plan B's pool gets its capacity from the Dynamic Workload Scheduler.
+const (
+	provisioningFlexStart = "flex-start" // queued provisioning of flex-start VMs: the tutorial's
+	provisioningQueued    = "queued"     // queued provisioning alone
+)
+
+// poolBounds are a pool's autoscaling bounds: per zone, or over all zones when those are set (GKE's DWS pools).
+func poolBounds(as *containerpb.NodePoolAutoscaling) (lo, hi int64) {
+	switch {
+	case !as.GetEnabled():
+		return 0, 0
+	case as.GetTotalMaxNodeCount() > 0:
+		return int64(as.GetTotalMinNodeCount()), int64(as.GetTotalMaxNodeCount())
+	default:
+		return int64(as.GetMinNodeCount()), int64(as.GetMaxNodeCount())
+	}
 }
 
 // gcloudDefaultScopes are the node scopes gcloud sends when none are asked for.
@@ -189,23 +204,32 @@ func gcloudDefaultScopes() []string {
 	}
 }
 
-// flattenNodePool reads what the resource tracks of a pool from GKE's answer. A nil pool gives a null object.
-func flattenNodePool(r poolRole, np *containerpb.NodePool) types.Object {
+// flattenNodePool reads what the resource tracks of a pool from GKE's answer, with the node labels the kind derives
+// from it. A nil pool gives a null object.
+func flattenNodePool(r poolRole, np *containerpb.NodePool, labels types.Map) types.Object {
 	if np == nil {
 		return types.ObjectNull(r.attrTypes())
 	}
 	p := poolModel{
 		Name:       types.StringValue(np.GetName()),
 		Status:     types.StringValue(np.GetStatus().String()),
-		NodeLabels: poolNodeLabels(np),
+		NodeLabels: labels,
 	}
 	if r.flex {
+		p.Provisioning = types.StringValue(provisioningOf(np))
 		p.FlexStartEnabled = types.BoolValue(np.GetConfig().GetFlexStart())
 		p.QueuedProvisioning = types.BoolValue(np.GetQueuedProvisioning().GetEnabled())
 	} else {
 		p.ReservationAffinity = types.StringValue(reservationAffinity(np))
 	}
 	return r.encodePool(p)
+}
+
+func provisioningOf(np *containerpb.NodePool) string {
+	if np.GetConfig().GetFlexStart() {
+		return provisioningFlexStart
+	}
+	return provisioningQueued
 }
 
 func reservationAffinity(np *containerpb.NodePool) string {
@@ -218,32 +242,6 @@ func reservationAffinity(np *containerpb.NodePool) string {
 		// GKE's default for a pool created without an affinity is to consume any matching reservation.
 		return "any"
 	}
-}
-
-// setSlice fills the slice attributes from machine type and topology; unknown inputs leave them unknown.
-func setSlice(m *tpuPoolPairModel) {
-	if m.MachineType.IsUnknown() || m.TPUTopology.IsUnknown() {
-		m.TPUAccelerator, m.ChipsPerNode = types.StringUnknown(), types.Int64Unknown()
-		m.NodesPerSlice, m.ChipsPerSlice, m.MaxChips = types.Int64Unknown(), types.Int64Unknown(), types.Int64Unknown()
-		return
-	}
-	s, err := catalog.NewSlice(m.MachineType.ValueString(), m.TPUTopology.ValueString())
-	if err != nil {
-		m.MaxChips = types.Int64Null()
-		return
-	}
-	switch {
-	case m.MaxNodes.IsUnknown():
-		m.MaxChips = types.Int64Unknown()
-	case m.MaxNodes.IsNull():
-		m.MaxChips = types.Int64Null()
-	default:
-		m.MaxChips = types.Int64Value(m.MaxNodes.ValueInt64() * int64(s.ChipsPerNode))
-	}
-	m.TPUAccelerator = types.StringValue(s.Accelerator)
-	m.ChipsPerNode = types.Int64Value(int64(s.ChipsPerNode))
-	m.NodesPerSlice = types.Int64Value(int64(s.NodesPerSlice))
-	m.ChipsPerSlice = types.Int64Value(int64(s.ChipsPerSlice))
 }
 
 // splitPoolPairID reads projects/P/locations/L/clusters/C/nodePools/ONDEMAND,FLEX.
@@ -270,10 +268,11 @@ func poolPairID(c clusterRef, onDemand, flex string) string {
 // flattenPair sets st from GKE's view of the two pools. The shared attributes come from whichever pool exists; where
 // one pool's autoscaling bounds differ from state (changed by hand), that pool's value is read, whichever pool it is,
 // so the drift shows in the plan; the apply then sets only the pools that differ.
-func flattenPair(st *tpuPoolPairModel, ref clusterRef, onDemand, flex *containerpb.NodePool) {
+func flattenPair(m pairModel, ref clusterRef, onDemand, flex *containerpb.NodePool) {
+	st := m.pair()
 	st.Project, st.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
-	st.OnDemand = flattenNodePool(onDemandRole, onDemand)
-	st.FlexStart = flattenNodePool(flexStartRole, flex)
+	st.OnDemand = flattenNodePool(onDemandRole, onDemand, m.liveLabels(onDemand))
+	st.FlexStart = flattenNodePool(flexStartRole, flex, m.liveLabels(flex))
 	minN, maxN := st.MinNodes, st.MaxNodes
 	drifted := func(was types.Int64, live int64) bool { return was.IsNull() || was.ValueInt64() != live }
 	for _, np := range []*containerpb.NodePool{onDemand, flex} {
@@ -281,12 +280,8 @@ func flattenPair(st *tpuPoolPairModel, ref clusterRef, onDemand, flex *container
 			continue
 		}
 		st.MachineType = types.StringValue(np.GetConfig().GetMachineType())
-		st.TPUTopology = types.StringValue(np.GetPlacementPolicy().GetTpuTopology())
-		as := np.GetAutoscaling()
-		lo, hi := int64(as.GetMinNodeCount()), int64(as.GetMaxNodeCount())
-		if !as.GetEnabled() {
-			lo, hi = 0, 0
-		}
+		m.flattenKind(np)
+		lo, hi := poolBounds(np.GetAutoscaling())
 		// Compared with state, not with the other pool: a pool that matches state must not hide one that does not.
 		if drifted(st.MinNodes, lo) {
 			minN = types.Int64Value(lo)
@@ -296,27 +291,30 @@ func flattenPair(st *tpuPoolPairModel, ref clusterRef, onDemand, flex *container
 		}
 	}
 	st.MinNodes, st.MaxNodes = minN, maxN
-	setSlice(st)
+	m.derive()
 }
 
 func needsReplacement(role poolRole, have *containerpb.NodePool, want poolModel) bool {
 	if have.GetName() != want.Name.ValueString() || have.GetStatus() == containerpb.NodePool_ERROR {
 		return true
 	}
-	return !role.flex && reservationAffinity(have) != want.ReservationAffinity.ValueString()
+	if role.flex {
+		return provisioningOf(have) != want.Provisioning.ValueString()
+	}
+	return reservationAffinity(have) != want.ReservationAffinity.ValueString()
 }
 
 // incompatible says why an existing pool cannot stand in for the one this resource would create, or "".
-func incompatible(role poolRole, have, want *containerpb.NodePool) string {
+func incompatible(role poolRole, m pairModel, have, want *containerpb.NodePool) string {
 	switch {
 	case have.GetConfig().GetMachineType() != want.GetConfig().GetMachineType():
 		return fmt.Sprintf("has machine type %s, not %s", have.GetConfig().GetMachineType(), want.GetConfig().GetMachineType())
-	case have.GetPlacementPolicy().GetTpuTopology() != want.GetPlacementPolicy().GetTpuTopology():
-		return fmt.Sprintf("has TPU topology %q, not %q", have.GetPlacementPolicy().GetTpuTopology(), want.GetPlacementPolicy().GetTpuTopology())
-	case role.flex && (!have.GetConfig().GetFlexStart() || !have.GetQueuedProvisioning().GetEnabled()):
-		return "is not a flex-start pool with queued provisioning"
+	case role.flex && !have.GetQueuedProvisioning().GetEnabled():
+		return "is not a queued-provisioning pool"
+	case role.flex && have.GetConfig().GetFlexStart() != want.GetConfig().GetFlexStart():
+		return fmt.Sprintf("has provisioning %q, not %q", provisioningOf(have), provisioningOf(want))
 	case !role.flex && (have.GetConfig().GetFlexStart() || have.GetQueuedProvisioning().GetEnabled()):
 		return "is a flex-start or queued-provisioning pool, not an on-demand one"
 	}
-	return ""
+	return m.incompatible(have, want)
 }

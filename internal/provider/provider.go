@@ -214,6 +214,7 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 	return append([]func() resource.Resource{
 		NewClusterResource,
 		NewTPUPoolPairResource,
+		NewGPUPoolPairResource,
 		NewKueueQueueResource,
 		NewRayJobResource,
 	}, helmResources...)

@@ -54,16 +54,22 @@ resource "dwsfallback_tpu_pool_pair" "test" {
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(tutorial, "by-terraform"),
-			Check: func(*terraform.State) error {
-				fromTerraform := testPools(t, byTerraform)
-				for _, name := range []string{"on-demand-pool", "dws-pool"} {
-					if diff := cmp.Diff(fromGcloud[name], fromTerraform[name], protocmp.Transform(),
-						protocmp.IgnoreFields(&containerpb.NodePool{}, "self_link", "etag", "instance_group_urls")); diff != "" {
-						t.Errorf("pool %s made by gcloud and by the provider differ (-gcloud +provider):\n%s", name, diff)
-					}
-				}
-				return nil
-			},
+			Check:  samePools(t, fromGcloud, byTerraform, "on-demand-pool", "dws-pool"),
 		}},
 	})
+}
+
+// samePools checks that the named pools of cluster b equal those of want (read from another cluster before its
+// import test destroyed them) but for what names them: self link, etag, instance groups.
+func samePools(t *testing.T, want map[string]*containerpb.NodePool, b clusterRef, names ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		got := testPools(t, b)
+		for _, name := range names {
+			if diff := cmp.Diff(want[name], got[name], protocmp.Transform(),
+				protocmp.IgnoreFields(&containerpb.NodePool{}, "self_link", "etag", "instance_group_urls")); diff != "" {
+				return fmt.Errorf("pool %s made by gcloud and by the provider on %s differ (-gcloud +provider):\n%s", name, b.Name, diff)
+			}
+		}
+		return nil
+	}
 }

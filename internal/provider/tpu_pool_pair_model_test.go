@@ -19,29 +19,33 @@ var gcloudBodies = map[string]string{
 
 func tutorialModel() *tpuPoolPairModel {
 	return &tpuPoolPairModel{
-		MachineType: types.StringValue("ct6e-standard-4t"), TPUTopology: types.StringValue("4x4"),
-		MinNodes: types.Int64Value(0), MaxNodes: types.Int64Value(4),
+		poolPairModel: poolPairModel{MachineType: types.StringValue("ct6e-standard-4t"), MinNodes: types.Int64Value(0), MaxNodes: types.Int64Value(4)},
+		TPUTopology:   types.StringValue("4x4"),
+	}
+}
+
+// expandsLikeGcloud checks that the pair m creates the pools onDemand and flex as gcloud's bodies say.
+func expandsLikeGcloud(t *testing.T, bodies map[string]string, m pairModel, onDemand, flex string) {
+	t.Helper()
+	for _, tc := range []struct {
+		role poolRole
+		pool poolModel
+	}{
+		{onDemandRole, poolModel{Name: types.StringValue(onDemand), ReservationAffinity: types.StringValue("none")}},
+		{flexStartRole, poolModel{Name: types.StringValue(flex), Provisioning: types.StringValue(provisioningFlexStart)}},
+	} {
+		want := &containerpb.CreateNodePoolRequest{}
+		if err := protojson.Unmarshal([]byte(bodies[tc.pool.Name.ValueString()]), want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.GetNodePool(), expandNodePool(tc.role, tc.pool, m), protocmp.Transform()); diff != "" {
+			t.Errorf("%s: request differs from gcloud's (-gcloud +provider):\n%s", tc.role.attr, diff)
+		}
 	}
 }
 
 func TestExpandNodePoolMatchesGcloud(t *testing.T) {
-	cases := []struct {
-		role poolRole
-		pool poolModel
-	}{
-		{onDemandRole, poolModel{Name: types.StringValue("on-demand-pool"), ReservationAffinity: types.StringValue("none")}},
-		{flexStartRole, poolModel{Name: types.StringValue("dws-pool")}},
-	}
-	for _, tc := range cases {
-		want := &containerpb.CreateNodePoolRequest{}
-		if err := protojson.Unmarshal([]byte(gcloudBodies[tc.pool.Name.ValueString()]), want); err != nil {
-			t.Fatal(err)
-		}
-		got := expandNodePool(tc.role, tc.pool, tutorialModel())
-		if diff := cmp.Diff(want.GetNodePool(), got, protocmp.Transform()); diff != "" {
-			t.Errorf("%s: request differs from gcloud's (-gcloud +provider):\n%s", tc.role.attr, diff)
-		}
-	}
+	expandsLikeGcloud(t, gcloudBodies, tutorialModel(), "on-demand-pool", "dws-pool")
 }
 
 func TestExpandOnDemandAnyReservation(t *testing.T) {
@@ -62,18 +66,18 @@ func TestFlattenNodePool(t *testing.T) {
 		{name: "nil pool", role: flexStartRole, np: nil, null: true},
 		{name: "zero-valued on-demand pool", role: onDemandRole, np: &containerpb.NodePool{},
 			want: poolModel{Name: types.StringValue(""), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("", "", ""),
-				ReservationAffinity: types.StringValue("any"), FlexStartEnabled: types.BoolNull(), QueuedProvisioning: types.BoolNull()}},
+				ReservationAffinity: types.StringValue("any"), Provisioning: types.StringNull(), FlexStartEnabled: types.BoolNull(), QueuedProvisioning: types.BoolNull()}},
 		{name: "zero-valued flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws"},
 			want: poolModel{Name: types.StringValue("dws"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("dws", "", ""),
-				ReservationAffinity: types.StringNull(), FlexStartEnabled: types.BoolValue(false), QueuedProvisioning: types.BoolValue(false)}},
+				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("queued"), FlexStartEnabled: types.BoolValue(false), QueuedProvisioning: types.BoolValue(false)}},
 		{name: "tutorial flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws-pool", Status: containerpb.NodePool_RUNNING,
 			Config: &containerpb.NodeConfig{FlexStart: ptr(true), MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"},
 			QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}},
 			want: poolModel{Name: types.StringValue("dws-pool"), Status: types.StringValue("RUNNING"), NodeLabels: nodeLabels("dws-pool", "tpu-v6e-slice", "4x4"),
-				ReservationAffinity: types.StringNull(), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(true)}},
+				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("flex-start"), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(true)}},
 	}
 	for _, tc := range cases {
-		obj := flattenNodePool(tc.role, tc.np)
+		obj := flattenNodePool(tc.role, tc.np, tutorialModel().liveLabels(tc.np))
 		got, ok := tc.role.decodePool(obj)
 		if tc.null {
 			if ok {
@@ -129,3 +133,23 @@ func TestParseIDs(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// gcloudTPU7xBodies are gcloud 528's bodies for testutil.TPU7xPools (2x2x2 placed by workload policy wp).
+var gcloudTPU7xBodies = map[string]string{
+	"od7":  `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"machineType": "tpu7x-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"], "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "od7", "placementPolicy": {"policyName": "wp", "tpuTopology": "2x2x2"}, "upgradeSettings": {"maxSurge": 1}}}`,
+	"dws7": `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"flexStart": true, "machineType": "tpu7x-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"]}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "dws7", "placementPolicy": {"policyName": "wp", "tpuTopology": "2x2x2"}, "queuedProvisioning": {"enabled": true}, "upgradeSettings": {"maxSurge": 1}}}`,
+}
+
+func TestExpandTPU7xMatchesGcloud(t *testing.T) {
+	m := &tpuPoolPairModel{
+		poolPairModel: poolPairModel{MachineType: types.StringValue("tpu7x-standard-4t"), MinNodes: types.Int64Value(0), MaxNodes: types.Int64Value(4)},
+		TPUTopology:   types.StringValue("2x2x2"), PlacementPolicy: types.StringValue("wp"),
+	}
+	expandsLikeGcloud(t, gcloudTPU7xBodies, m, "od7", "dws7")
+	// A single-host TPU7x pool carries no topology (GKE refuses one) and reads back as its one-node shape.
+	m.TPUTopology, m.PlacementPolicy = types.StringValue("2x2x1"), types.StringNull()
+	np := expandNodePool(onDemandRole, poolModel{Name: types.StringValue("od7")}, m)
+	if np.GetPlacementPolicy() != nil || poolTopology(np) != "2x2x1" {
+		t.Errorf("single-host TPU7x: placement %v, topology read back %q; want none and 2x2x1", np.GetPlacementPolicy(), poolTopology(np))
+	}
+}

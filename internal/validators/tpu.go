@@ -29,11 +29,22 @@ func (v stringFunc) ValidateString(_ context.Context, req validator.StringReques
 	}
 }
 
-// TPUMachineType accepts the TPU machine types the catalog knows.
+// TPUMachineType accepts TPU machine type names, known or not: a type the catalog does not know yet is checked by
+// GKE, and the resource warns about it.
 func TPUMachineType() validator.String {
 	return stringFunc{desc: "TPU machine type", check: func(s string) error {
-		if _, ok := catalog.Lookup(s); !ok {
-			return fmt.Errorf("%q is not a known TPU machine type. Use one of: %s", s, strings.Join(catalog.Names(), ", "))
+		if !catalog.IsTPU(s) {
+			return fmt.Errorf("%q is not a TPU machine type: TPU machine types start with ct or tpu. Known ones: %s", s, strings.Join(catalog.Names(), ", "))
+		}
+		return nil
+	}}
+}
+
+// GPUMachineType accepts GPU machine type names (the accelerator-optimized A and G series), known or not.
+func GPUMachineType() validator.String {
+	return stringFunc{desc: "GPU machine type", check: func(s string) error {
+		if !catalog.IsGPU(s) {
+			return fmt.Errorf("%q is not a GPU machine type (A or G series, e.g. a3-highgpu-8g or g2-standard-24). Known ones: %s", s, strings.Join(catalog.GPUNames(), ", "))
 		}
 		return nil
 	}}

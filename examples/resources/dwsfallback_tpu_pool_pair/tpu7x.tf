@@ -1,0 +1,13 @@
+# A multi-host TPU7x (Ironwood) pair: 2x2x2 slices of two 4-chip nodes, placed by a workload policy made with
+# gcloud compute resource-policies create workload-policy tpu7x-2x2x2 --type=HIGH_THROUGHPUT --accelerator-topology=2x2x2
+resource "dwsfallback_tpu_pool_pair" "tpu7x" {
+  cluster          = "tpu-cluster"
+  location         = "us-east5-b"
+  machine_type     = "tpu7x-standard-4t"
+  tpu_topology     = "2x2x2"
+  placement_policy = "tpu7x-2x2x2"
+  max_nodes        = 4
+
+  on_demand  = { name = "tpu7x-on-demand" }
+  flex_start = { name = "tpu7x-dws" }
+}
