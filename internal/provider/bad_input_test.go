@@ -25,6 +25,36 @@ func badPair(attr, value string) string {
 		"cluster", "machine_type", "tpu_topology", "min_nodes", "max_nodes", "on_demand", "flex_start", "timeouts")
 }
 
+func badGPUPair(attr, value string) string {
+	attrs := map[string]string{
+		"cluster": `"gpu-cluster"`, "machine_type": `"a3-highgpu-8g"`, "max_nodes": "4",
+		"on_demand": `{ name = "od" }`, "flex_start": `{ name = "dws" }`,
+	}
+	attrs[attr] = value
+	return hclResource("dwsfallback_gpu_pool_pair", attrs,
+		"cluster", "machine_type", "gpu_type", "gpus_per_node", "gpu_driver_version", "min_nodes", "max_nodes", "on_demand", "flex_start")
+}
+
+// tpu7x is a valid multi-host TPU7x pair's attributes, for badPair: a 2x2x2 slice placed by workload policy wp.
+func tpu7x(attr, value string) string {
+	cfg := badPair("machine_type", `"tpu7x-standard-4t"`)
+	cfg = strings.Replace(cfg, `tpu_topology = "4x4"`, `tpu_topology = "2x2x2"`+"\n  placement_policy = \"wp\"", 1)
+	if attr != "" {
+		cfg = withAttr(cfg, attr+" = "+value)
+	}
+	return cfg
+}
+
+// withAttr adds a line to the one resource of cfg.
+func withAttr(cfg, line string) string {
+	return strings.TrimSuffix(cfg, "}\n") + "  " + line + "\n}\n"
+}
+
+func badGPUJob(workers string) string {
+	return strings.Replace(badJob("", ""), `tpu_workers = { accelerator = "tpu-v6e-slice", cpu = "8", memory = "16Gi",  }`,
+		`gpu_workers = { cpu = "8", memory = "64Gi", `+workers+` }`, 1)
+}
+
 func badQueue(body string) string {
 	return "resource \"dwsfallback_kueue_queue\" \"test\" {\n  cluster = \"c\"\n  name = \"q\"\n  " + body + "\n}\n"
 }
@@ -79,8 +109,15 @@ func badInputCases() []badInput {
 		{"cluster timeout", "resource \"dwsfallback_cluster\" \"test\" {\n  name = \"c\"\n  timeouts = { create = \"soon\" }\n}", `"soon" must be a string containing a sequence of decimal numbers`},
 
 		// dwsfallback_tpu_pool_pair.
-		{"unknown machine type", badPair("machine_type", `"ct6e-standard-9t"`), `not a known TPU machine type`},
-		{"non-TPU machine type", badPair("machine_type", `"n2-standard-16"`), `not a known TPU machine type`},
+		{"unknown machine type without its facts", badPair("machine_type", `"ct6e-standard-9t"`), `tpu_accelerator is needed for an unknown machine type`},
+		{"unknown machine type, topology", withAttr(withAttr(strings.Replace(badPair("machine_type", `"ct9z-standard-4t"`), `"4x4"`, `"2x3"`, 1), `tpu_accelerator = "tpu-v9"`), "chips_per_node = 4"), `topology "2x3" has 6 chips, not a whole number of 4-chip nodes`},
+		{"non-TPU machine type", badPair("machine_type", `"n2-standard-16"`), `"n2-standard-16" is not a TPU machine type: TPU machine types start with ct or tpu`},
+		{"chips contradict the type", withAttr(badPair("", ""), "chips_per_node = 8"), `ct6e-standard-4t nodes have chips_per_node = 4`},
+		{"tpu7x without workload policy", strings.Replace(tpu7x("", ""), "  placement_policy = \"wp\"\n", "", 1), `gcloud compute resource-policies create workload-policy NAME --type=HIGH_THROUGHPUT --accelerator-topology=2x2x2`},
+		{"tpu7x single host with a policy", strings.Replace(tpu7x("", ""), `"2x2x2"`, `"2x2x1"`, 1), `GKE refuses a topology or workload policy on a single-host tpu7x-standard-4t pool`},
+		{"tpu7x topology", strings.Replace(tpu7x("", ""), `"2x2x2"`, `"2x2x3"`, 1), `does not fit machine type tpu7x-standard-4t; it supports 2x2x1, 2x2x2`},
+		{"tpu7x large topology", strings.Replace(tpu7x("", ""), `"2x2x2"`, `"8x4x4"`, 1), `or larger shapes whose sides are multiples of 4 in non-decreasing order`},
+		{"tpu7x slices", strings.Replace(tpu7x("", ""), "max_nodes = 4", "max_nodes = 3", 1), `A 2x2x2 slice of tpu7x-standard-4t spans 2 nodes`},
 		{"topology syntax", badPair("tpu_topology", `"4by4"`), `must look like AxB`},
 		{"topology does not fit", badPair("tpu_topology", `"4x3"`), `does not fit machine type ct6e-standard-4t`},
 		{"3D topology on v6e", badPair("tpu_topology", `"2x2x4"`), `has 3 dimensions`},
@@ -95,6 +132,19 @@ func badInputCases() []badInput {
 		{"reservation affinity", badPair("on_demand", `{ name = "od", reservation_affinity = "specific" }`), `value must be one of`},
 		{"cluster id", badPair("cluster", `"projects/p/clusters/c"`), `nor a cluster id of the form projects/PROJECT/locations/LOCATION/clusters/NAME`},
 		{"pool pair timeout", badPair("timeouts", `{ create = "45 minutes" }`), `"45 minutes" must be a string containing a sequence of decimal numbers`},
+
+		// dwsfallback_gpu_pool_pair.
+		{"non-GPU machine type", badGPUPair("machine_type", `"ct6e-standard-4t"`), `"ct6e-standard-4t" is not a GPU machine type`},
+		{"gpu count contradicts the type", badGPUPair("gpus_per_node", "4"), `a3-highgpu-8g nodes have 8 GPUs`},
+		{"gpu type contradicts the type", badGPUPair("gpu_type", `"nvidia-l4"`), `a3-highgpu-8g nodes carry nvidia-h100-80gb GPUs`},
+		{"gpu type without on-demand VMs", badGPUPair("machine_type", `"a3-highgpu-2g"`), `creates a3-highgpu-2g only as Spot or flex-start VMs`},
+		{"gpu family without flex-start", badGPUPair("machine_type", `"a4x-highgpu-4g"`), `Set flex_start.provisioning = "queued"`},
+		{"unknown gpu machine type", badGPUPair("machine_type", `"a9-futuregpu-8g"`), `gpus_per_node is needed for an unknown machine type`},
+		{"gpu driver", badGPUPair("gpu_driver_version", `"newest"`), `value must be one of`},
+		{"plan B provisioning", badGPUPair("flex_start", `{ name = "dws", provisioning = "spot" }`), `value must be one of`},
+		{"gpu min above max", badGPUPair("min_nodes", "8"), `must not exceed max_nodes`},
+		{"gpu same pool names", badGPUPair("flex_start", `{ name = "od" }`), `need different names`},
+		{"gpu flavors apart", badQueue(`flavors = [{ name = "h100", quotas = { "nvidia.com/gpu" = "8" }, node_labels = { "cloud.google.com/gke-nodepool" = "a", "cloud.google.com/gke-accelerator" = "nvidia-h100-80gb" } }, { name = "l4", quotas = { "nvidia.com/gpu" = "8" }, node_labels = { "cloud.google.com/gke-nodepool" = "b" } }]`), `Flavor "l4" quotas GPUs but its node_labels lack cloud.google.com/gke-accelerator`},
 
 		// dwsfallback_kueue_queue.
 		{"quota quantity", badQueue(`flavors = [` + badFlavor("a", `{ cpu = "lots" }`) + `]`), `is not a Kubernetes quantity`},
@@ -116,7 +166,10 @@ func badInputCases() []badInput {
 		{"chips per node", badJob(`topology = "4x4", chips_per_node = 3`, ""), `value must be one of`},
 		{"topology not whole nodes", badJob(`topology = "2x3", chips_per_node = 4`, ""), `has 6 chips, not a whole number of 4-chip nodes`},
 		{"job topology syntax", badJob(`topology = "4by4", chips_per_node = 4`, ""), `must look like AxB`},
-		{"unknown accelerator", strings.Replace(badJob(w, ""), `"tpu-v6e-slice"`, `"tpu-v9-slice"`, 1), `"tpu-v9-slice" is not a TPU accelerator GKE labels nodes with`},
+		{"no workers", strings.Replace(badJob(w, ""), `tpu_workers = { accelerator = "tpu-v6e-slice", cpu = "8", memory = "16Gi", `+w+` }`, "", 1), `Exactly one of these attributes must be configured`},
+		{"both workers", strings.Replace(badJob(w, ""), "  \n}", "  gpu_workers = { accelerator = \"nvidia-l4\", gpus = 1, cpu = \"1\", memory = \"1Gi\" }\n}", 1), `Exactly one of these attributes must be configured: [tpu_workers,gpu_workers]`},
+		{"more gpus than a node has", badGPUJob(`accelerator = "nvidia-l4", gpus = 12`), `No nvidia-l4 machine type has 12 GPUs per node (the most is 8)`},
+		{"gpu replicas", badGPUJob(`accelerator = "nvidia-l4", gpus = 1, min_replicas = 3, max_replicas = 2`), `min_replicas (3) must not exceed max_replicas (2)`},
 		{"accelerator without such nodes", strings.Replace(badJob(`topology = "2x4", chips_per_node = 8`, ""), `"tpu-v6e-slice"`, `"tpu-v5p-slice"`, 1), `No tpu-v5p-slice machine type has 8 chips per node`},
 		{"topology the nodes do not take", badJob(`topology = "4x16", chips_per_node = 4`, ""), `topology "4x16" does not fit machine type ct6e-standard-4t`},
 		{"min above max replicas", badJob(w+`, min_replicas = 3, max_replicas = 2`, ""), `min_replicas (3) must not exceed max_replicas (2)`},

@@ -78,47 +78,61 @@ func validateQueue(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
 	}
 }
 
-// validateTPUFlavors refuses TPU flavors that Kueue cannot tell apart. Kueue matches a job to a flavor only on the
-// label keys the flavor lists: a flavor bound by its pool label alone matches a job of any TPU generation, so with two
-// pool pairs in one queue a v5e job can be admitted on the v6e pool, whose nodes it can never run on. When one TPU
-// flavor says which accelerator or topology it has, every TPU flavor must.
+// validateTPUFlavors refuses accelerator flavors that Kueue cannot tell apart. Kueue matches a job to a flavor only
+// on the label keys the flavor lists: a flavor bound by its pool label alone matches a job of any TPU generation or
+// GPU type, so with two pool pairs in one queue a v5e job can be admitted on the v6e pool, whose nodes it can never
+// run on. When one flavor of an accelerator says which accelerator (or topology) it has, every one must.
 func validateTPUFlavors(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
-	type tpuFlavor struct {
+	for _, a := range []struct {
+		noun     string
+		resource string
+		keys     []string
+		labels   string
+	}{
+		{"TPU", tpuResource, []string{tpuAcceleratorLabel, tpuTopologyLabel}, "pool, accelerator and topology labels"},
+		{"GPU", gpuResource, []string{gpuAcceleratorLabel}, "pool and GPU type labels"},
+	} {
+		validateAcceleratorFlavors(m, u, a.noun, a.resource, a.keys, a.labels, diags)
+	}
+}
+
+func validateAcceleratorFlavors(m *kueueQueueModel, u unknowns, noun, res string, keys []string, carried string, diags *diag.Diagnostics) {
+	type accFlavor struct {
 		i      int
 		name   string
 		labels map[string]string
 	}
-	var tpu []tpuFlavor
+	var acc []accFlavor
 	for i, f := range m.Flavors {
-		q, ok := stringMap(f.Quotas)[tpuResource]
+		q, ok := stringMap(f.Quotas)[res]
 		if !ok || u.at("flavors", i, "node_labels") {
 			continue // not known yet: checked again at plan and apply
 		}
 		if v, err := resource.ParseQuantity(q); err != nil || v.IsZero() {
 			continue
 		}
-		tpu = append(tpu, tpuFlavor{i: i, name: f.Name.ValueString(), labels: stringMap(f.NodeLabels)})
+		acc = append(acc, accFlavor{i: i, name: f.Name.ValueString(), labels: stringMap(f.NodeLabels)})
 	}
-	for _, key := range []string{tpuAcceleratorLabel, tpuTopologyLabel} {
-		var with *tpuFlavor
-		for i := range tpu {
-			if _, ok := tpu[i].labels[key]; ok {
-				with = &tpu[i]
+	for _, key := range keys {
+		var with *accFlavor
+		for i := range acc {
+			if _, ok := acc[i].labels[key]; ok {
+				with = &acc[i]
 				break
 			}
 		}
 		if with == nil {
 			continue
 		}
-		for _, f := range tpu {
+		for _, f := range acc {
 			if _, ok := f.labels[key]; ok {
 				continue
 			}
-			diags.AddAttributeError(path.Root("flavors").AtListIndex(f.i).AtName("node_labels"), "TPU flavors Kueue cannot tell apart",
-				fmt.Sprintf("Flavor %q quotas TPUs but its node_labels lack %s, which flavor %q has (%s). Kueue matches jobs to flavors only on "+
-					"the labels a flavor lists, so jobs of any TPU would be admitted on %q and never scheduled. Wire node_labels from the pool "+
-					"pair (on_demand.node_labels, flex_start.node_labels), which carry the pool, accelerator and topology labels.",
-					f.name, key, with.name, key+"="+with.labels[key], f.name))
+			diags.AddAttributeError(path.Root("flavors").AtListIndex(f.i).AtName("node_labels"), noun+" flavors Kueue cannot tell apart",
+				fmt.Sprintf("Flavor %q quotas %ss but its node_labels lack %s, which flavor %q has (%s). Kueue matches jobs to flavors only on "+
+					"the labels a flavor lists, so jobs of any %s would be admitted on %q and never scheduled. Wire node_labels from the pool "+
+					"pair (on_demand.node_labels, flex_start.node_labels), which carry the %s.",
+					f.name, noun, key, with.name, key+"="+with.labels[key], noun, f.name, carried))
 		}
 	}
 }

@@ -89,15 +89,17 @@ func (p jobProgress) phase() string {
 	}
 }
 
-// tpuAssignment is the flavor of the pod set that asks for TPUs (else the first assigned flavor).
+// tpuAssignment is the flavor of the pod set that asks for TPUs or GPUs (else the first assigned flavor).
 func tpuAssignment(wl *kueue.Workload) string {
 	if wl == nil || wl.Status.Admission == nil {
 		return ""
 	}
 	first := ""
 	for _, ps := range wl.Status.Admission.PodSetAssignments {
-		if f, ok := ps.Flavors[tpuResource]; ok {
-			return string(f)
+		for _, r := range []corev1.ResourceName{tpuResource, gpuResource} {
+			if f, ok := ps.Flavors[r]; ok {
+				return string(f)
+			}
 		}
 		for _, f := range ps.Flavors {
 			if first == "" {
@@ -246,9 +248,8 @@ func jobGone(err error) bool {
 // a flavor lists, so a flavor bound by its pool label alone admits jobs of every TPU generation, and such a job would
 // report admitted and then pend forever.
 func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m *rayJobModel, p jobProgress) error {
-	w := m.TPUWorkers
 	flavor := tpuAssignment(p.wl)
-	if w == nil || flavor == "" {
+	if flavor == "" || (m.TPUWorkers == nil && m.GPUWorkers == nil) {
 		return nil
 	}
 	// What cannot be read leaves the admission standing: this check only ever refuses what it can show is wrong.
@@ -257,6 +258,10 @@ func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m 
 		tflog.Debug(ctx, "cannot read the admitted flavor; not checking placement", map[string]any{"flavor": flavor, "error": err.Error()})
 		return nil //nolint:nilerr // what cannot be read is not shown wrong
 	}
+	if g := m.GPUWorkers; g != nil {
+		return gpuPlacement(flavor, rf.Spec.NodeLabels, g)
+	}
+	w := m.TPUWorkers
 	want := fmt.Sprintf("%s %s", w.Accelerator.ValueString(), w.Topology.ValueString())
 	mismatch := func(where, accel, topo string) error {
 		return fmt.Errorf("Kueue admitted the TPU workers on flavor %s, whose nodes (%s) have %s %s, but the workers ask for %s: no node can "+
@@ -276,9 +281,20 @@ func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m 
 	}
 	if np, found := r.findJobPool(ctx, m, pool); found {
 		if mt, known := catalog.Lookup(np.GetConfig().GetMachineType()); known &&
-			(mt.Accelerator != w.Accelerator.ValueString() || np.GetPlacementPolicy().GetTpuTopology() != w.Topology.ValueString()) {
-			return mismatch("node pool "+pool+", "+np.GetConfig().GetMachineType(), mt.Accelerator, np.GetPlacementPolicy().GetTpuTopology())
+			(mt.Accelerator != w.Accelerator.ValueString() || poolTopology(np) != w.Topology.ValueString()) {
+			return mismatch("node pool "+pool+", "+np.GetConfig().GetMachineType(), mt.Accelerator, poolTopology(np))
 		}
+	}
+	return nil
+}
+
+// gpuPlacement is checkPlacement for GPU workers, on the flavor's labels: a flavor naming another GPU type admits
+// workers no node of it can run.
+func gpuPlacement(flavor string, labels map[string]string, g *gpuWorkersModel) error {
+	if a, ok := labels[gpuAcceleratorLabel]; ok && a != g.Accelerator.ValueString() {
+		return fmt.Errorf("Kueue admitted the GPU workers on flavor %s, whose nodes have %s GPUs, but the workers ask for %s: no node can "+
+			"ever run them. Wire each flavor's node_labels from its pool pair (on_demand.node_labels, flex_start.node_labels), which carry "+
+			"the GPU type, and submit the job again", flavor, a, g.Accelerator.ValueString())
 	}
 	return nil
 }

@@ -38,6 +38,7 @@ type rayJobModel struct {
 	Image                    types.String     `tfsdk:"image"`
 	Head                     *headModel       `tfsdk:"head"`
 	TPUWorkers               *tpuWorkersModel `tfsdk:"tpu_workers"`
+	GPUWorkers               *gpuWorkersModel `tfsdk:"gpu_workers"`
 	NumOfHosts               types.Int64      `tfsdk:"num_of_hosts"`
 	Env                      types.Map        `tfsdk:"env"`
 	Labels                   types.Map        `tfsdk:"labels"`
@@ -128,6 +129,57 @@ type tpuWorkersModel struct {
 	Memory       types.String `tfsdk:"memory"`
 }
 
+type gpuWorkersModel struct {
+	GroupName   types.String `tfsdk:"group_name"`
+	Accelerator types.String `tfsdk:"accelerator"`
+	GPUs        types.Int64  `tfsdk:"gpus"`
+	Replicas    types.Int64  `tfsdk:"replicas"`
+	MinReplicas types.Int64  `tfsdk:"min_replicas"`
+	MaxReplicas types.Int64  `tfsdk:"max_replicas"`
+	CPU         types.String `tfsdk:"cpu"`
+	Memory      types.String `tfsdk:"memory"`
+}
+
+// workerGroup is the worker group either kind of workers makes: what expandRayJob needs of them.
+type workerGroup struct {
+	attr                 string // tpu_workers or gpu_workers, for messages
+	name                 string
+	hosts                int32
+	replicas, minR, maxR int64
+	cpu, memory          types.String
+	accelerator          corev1.ResourceName
+	perPod               int64
+	selector             map[string]string
+	acceleratorTaint     string
+}
+
+// workers is the job's worker group, TPU or GPU (the schema allows exactly one).
+func (m *rayJobModel) workers() (workerGroup, error) {
+	if g := m.GPUWorkers; g != nil {
+		return workerGroup{
+			attr: "gpu_workers", name: g.GroupName.ValueString(), hosts: 1,
+			replicas: g.Replicas.ValueInt64(), minR: g.MinReplicas.ValueInt64(), maxR: g.MaxReplicas.ValueInt64(),
+			cpu: g.CPU, memory: g.Memory, accelerator: gpuResource, perPod: g.GPUs.ValueInt64(),
+			selector: map[string]string{gpuAcceleratorLabel: g.Accelerator.ValueString()}, acceleratorTaint: gpuResource,
+		}, nil
+	}
+	w := m.TPUWorkers
+	if w == nil {
+		return workerGroup{}, fmt.Errorf("the job has neither tpu_workers nor gpu_workers")
+	}
+	hosts, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64())
+	if err != nil {
+		return workerGroup{}, err
+	}
+	return workerGroup{
+		attr: "tpu_workers", name: w.GroupName.ValueString(), hosts: hosts,
+		replicas: w.Replicas.ValueInt64(), minR: w.MinReplicas.ValueInt64(), maxR: w.MaxReplicas.ValueInt64(),
+		cpu: w.CPU, memory: w.Memory, accelerator: tpuResource, perPod: w.ChipsPerNode.ValueInt64(),
+		selector:         map[string]string{tpuAcceleratorLabel: w.Accelerator.ValueString(), tpuTopologyLabel: w.Topology.ValueString()},
+		acceleratorTaint: tpuResource,
+	}, nil
+}
+
 // The labels, annotations, taints and node labels a TPU RayJob on GKE with Kueue needs.
 const (
 	queueNameLabel        = "kueue.x-k8s.io/queue-name"
@@ -204,8 +256,7 @@ func envVars(env map[string]string) []corev1.EnvVar {
 
 // expandRayJob builds the RayJob the tutorial's manifest (testdata/tutorial-rayjob.yaml) describes, from the resource's attributes.
 func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
-	w := m.TPUWorkers
-	hosts, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64())
+	w, err := m.workers()
 	if err != nil {
 		return nil, err
 	}
@@ -236,8 +287,8 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 	}
 	headRes := corev1.ResourceList{corev1.ResourceCPU: q("head.cpu", m.Head.CPU), corev1.ResourceMemory: q("head.memory", m.Head.Memory)}
 	workerRes := corev1.ResourceList{
-		corev1.ResourceCPU: q("tpu_workers.cpu", w.CPU), corev1.ResourceMemory: q("tpu_workers.memory", w.Memory),
-		tpuResource: *resource.NewQuantity(w.ChipsPerNode.ValueInt64(), resource.DecimalSI),
+		corev1.ResourceCPU: q(w.attr+".cpu", w.cpu), corev1.ResourceMemory: q(w.attr+".memory", w.memory),
+		w.accelerator: *resource.NewQuantity(w.perPod, resource.DecimalSI),
 	}
 	if qerr != nil {
 		return nil, qerr
@@ -251,7 +302,7 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 		return nil, err
 	}
 	autoscaling := m.EnableInTreeAutoscaling.ValueBool()
-	replicas, minR, maxR := int32(w.Replicas.ValueInt64()), int32(w.MinReplicas.ValueInt64()), int32(w.MaxReplicas.ValueInt64())
+	replicas, minR, maxR := int32(w.replicas), int32(w.minR), int32(w.maxR) //nolint:gosec // small counts
 	headSelector := stringMap(m.Head.NodeSelector)
 	if len(headSelector) == 0 {
 		headSelector = nil
@@ -289,12 +340,12 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 				},
 				WorkerGroupSpecs: []rayv1.WorkerGroupSpec{{
 					Replicas: &replicas, MinReplicas: &minR, MaxReplicas: &maxR,
-					NumOfHosts:     hosts,
-					GroupName:      w.GroupName.ValueString(),
+					NumOfHosts:     w.hosts,
+					GroupName:      w.name,
 					RayStartParams: map[string]string{},
 					Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 						Tolerations: []corev1.Toleration{
-							{Key: tpuResource, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+							{Key: w.acceleratorTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 							{Key: queuedTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 						},
 						Containers: []corev1.Container{{
@@ -304,11 +355,8 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 							Resources:    corev1.ResourceRequirements{Limits: workerRes, Requests: workerRes.DeepCopy()},
 							VolumeMounts: mounts,
 						}},
-						Volumes: volumes,
-						NodeSelector: map[string]string{
-							tpuAcceleratorLabel: w.Accelerator.ValueString(),
-							tpuTopologyLabel:    w.Topology.ValueString(),
-						},
+						Volumes:      volumes,
+						NodeSelector: w.selector,
 					}},
 				}},
 			},
@@ -446,6 +494,24 @@ func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) 
 			continue
 		}
 		wc := g.Template.Spec.Containers[0]
+		i64 := func(p *int32) types.Int64 {
+			if p == nil {
+				return types.Int64Value(0)
+			}
+			return types.Int64Value(int64(*p))
+		}
+		m.NumOfHosts = types.Int64Value(int64(g.NumOfHosts))
+		if gpus, ok := wc.Resources.Limits[gpuResource]; ok {
+			m.GPUWorkers = &gpuWorkersModel{
+				GroupName:   types.StringValue(g.GroupName),
+				Accelerator: types.StringValue(g.Template.Spec.NodeSelector[gpuAcceleratorLabel]),
+				GPUs:        types.Int64Value(gpus.Value()),
+				CPU:         types.StringValue(wc.Resources.Requests.Cpu().String()),
+				Memory:      types.StringValue(wc.Resources.Requests.Memory().String()),
+				Replicas:    i64(g.Replicas), MinReplicas: i64(g.MinReplicas), MaxReplicas: i64(g.MaxReplicas),
+			}
+			break
+		}
 		chips, ok := wc.Resources.Limits[tpuResource]
 		if !ok {
 			continue
@@ -457,13 +523,6 @@ func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) 
 			ChipsPerNode: types.Int64Value(chips.Value()),
 			CPU:          types.StringValue(wc.Resources.Requests.Cpu().String()),
 			Memory:       types.StringValue(wc.Resources.Requests.Memory().String()),
-		}
-		m.NumOfHosts = types.Int64Value(int64(g.NumOfHosts))
-		i64 := func(p *int32) types.Int64 {
-			if p == nil {
-				return types.Int64Value(0)
-			}
-			return types.Int64Value(int64(*p))
 		}
 		w.Replicas, w.MinReplicas, w.MaxReplicas = i64(g.Replicas), i64(g.MinReplicas), i64(g.MaxReplicas)
 		m.TPUWorkers = w

@@ -90,3 +90,40 @@ func TestRuntimeEnvYAMLKeepsEachLine(t *testing.T) {
 		t.Errorf("the tutorial's runtime env is written %q, not as the tutorial writes it", tutorial)
 	}
 }
+
+// A GPU job's worker group asks for whole nodes' GPUs, selects the GPU type, tolerates the GPU and queued taints,
+// and reads back (import) as the gpu_workers it was made from.
+func TestGPUWorkersRoundTrip(t *testing.T) {
+	m := tutorialJob()
+	str := func(s string) types.String { return types.StringValue(s) }
+	gw := &gpuWorkersModel{GroupName: str("gpu-group"), Accelerator: str("nvidia-h100-80gb"), GPUs: types.Int64Value(8),
+		Replicas: types.Int64Value(1), MinReplicas: types.Int64Value(1), MaxReplicas: types.Int64Value(1), CPU: str("8"), Memory: str("64Gi")}
+	m.TPUWorkers, m.GPUWorkers = nil, gw
+	job, err := expandRayJob(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := job.Spec.RayClusterSpec.WorkerGroupSpecs[0]
+	pod := g.Template.Spec
+	if g.NumOfHosts != 1 || pod.NodeSelector[gpuAcceleratorLabel] != "nvidia-h100-80gb" || len(pod.NodeSelector) != 1 {
+		t.Errorf("worker group hosts %d, selector %v; want 1 host selecting the H100 type only", g.NumOfHosts, pod.NodeSelector)
+	}
+	if gpus := pod.Containers[0].Resources.Limits[gpuResource]; gpus.Value() != 8 {
+		t.Errorf("nvidia.com/gpu limit = %s, want 8", gpus.String())
+	}
+	var tolerated []string
+	for _, tol := range pod.Tolerations {
+		tolerated = append(tolerated, tol.Key)
+	}
+	if diff := cmp.Diff([]string{gpuResource, queuedTaint}, tolerated); diff != "" {
+		t.Errorf("tolerations (-want +got):\n%s", diff)
+	}
+	back := &rayJobModel{}
+	flattenRayJobSpec(back, job, nil)
+	if back.TPUWorkers != nil || back.GPUWorkers == nil {
+		t.Fatalf("import read tpu_workers %v, gpu_workers %v; want gpu_workers only", back.TPUWorkers, back.GPUWorkers)
+	}
+	if diff := cmp.Diff(*gw, *back.GPUWorkers); diff != "" {
+		t.Errorf("gpu_workers read back (-made +read):\n%s", diff)
+	}
+}

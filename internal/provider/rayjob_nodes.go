@@ -116,10 +116,10 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 func notTriggerAdvice(msg string) string {
 	switch {
 	case strings.Contains(msg, "untolerated taint"):
-		return "The pod does not tolerate that taint. RayJobs made by this provider tolerate google.com/tpu and " +
-			"cloud.google.com/gke-queued; a job made elsewhere needs both tolerations in its TPU worker group."
+		return "The pod does not tolerate that taint. RayJobs made by this provider tolerate google.com/tpu (or nvidia.com/gpu) and " +
+			"cloud.google.com/gke-queued; a job made elsewhere needs both tolerations in its worker group."
 	case strings.Contains(msg, "max node group size reached"):
-		return "The pool is at its max_nodes: raise it in dwsfallback_tpu_pool_pair, or keep the flavor's quota within what the " +
+		return "The pool is at its max_nodes: raise it in the pool pair, or keep the flavor's quota within what the " +
 			"pool can hold, so that Kueue does not admit more than fits."
 	default:
 		return "No node pool has nodes this pod fits: check its node selectors and resource requests against the pools."

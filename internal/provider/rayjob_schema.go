@@ -3,8 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -72,8 +73,8 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"memory":        schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "Memory, e.g. `4Gi`."},
 					"node_selector": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Node selector, e.g. `{ \"cloud.google.com/gke-nodepool\" = \"default-pool\" }`."},
 				}},
-			"tpu_workers": schema.SingleNestedAttribute{Required: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
-				MarkdownDescription: "The TPU worker group: one replica is one slice of `num_of_hosts` nodes, each with `chips_per_node` chips, tolerating the TPU and `cloud.google.com/gke-queued` taints and selecting the slice's accelerator and topology. Wire `accelerator`, `topology` and `chips_per_node` from a `dwsfallback_tpu_pool_pair`.",
+			"tpu_workers": schema.SingleNestedAttribute{Optional: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				MarkdownDescription: "The TPU worker group (this or `gpu_workers`): one replica is one slice of `num_of_hosts` nodes, each with `chips_per_node` chips, tolerating the TPU and `cloud.google.com/gke-queued` taints and selecting the slice's accelerator and topology. Wire `accelerator`, `topology` and `chips_per_node` from a `dwsfallback_tpu_pool_pair`.",
 				Attributes: map[string]schema.Attribute{
 					"group_name":     schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("tpu-group"), MarkdownDescription: "Worker group name (default `tpu-group`)."},
 					"accelerator":    schema.StringAttribute{Required: true, MarkdownDescription: "`cloud.google.com/gke-tpu-accelerator`, e.g. `tpu-v6e-slice`."},
@@ -85,8 +86,20 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"cpu":            schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "CPU per worker pod, e.g. `8`."},
 					"memory":         schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "Memory per worker pod, e.g. `16Gi`."},
 				}},
+			"gpu_workers": schema.SingleNestedAttribute{Optional: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				MarkdownDescription: "The GPU worker group (this or `tpu_workers`): one replica is one pod on one node with `gpus` GPUs, tolerating the `nvidia.com/gpu` and `cloud.google.com/gke-queued` taints and selecting the GPU type (`cloud.google.com/gke-accelerator`). Wire `accelerator` and `gpus` from a `dwsfallback_gpu_pool_pair`.",
+				Attributes: map[string]schema.Attribute{
+					"group_name":   schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("gpu-group"), MarkdownDescription: "Worker group name (default `gpu-group`)."},
+					"accelerator":  schema.StringAttribute{Required: true, MarkdownDescription: "`cloud.google.com/gke-accelerator`, e.g. `nvidia-h100-80gb` (the pool pair's `gpu_type`)."},
+					"gpus":         schema.Int64Attribute{Required: true, Validators: []validator.Int64{int64validator.Between(1, 16)}, MarkdownDescription: "GPUs per worker pod (`nvidia.com/gpu`), e.g. 8 for a whole `a3-highgpu-8g` (the pool pair's `gpus_per_node`)."},
+					"replicas":     schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.AtLeast(0)}, MarkdownDescription: "Workers to start with (default 1)."},
+					"min_replicas": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.AtLeast(0)}, MarkdownDescription: "Fewest workers (default 1)."},
+					"max_replicas": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.AtLeast(1)}, MarkdownDescription: "Most workers, for elastic jobs (default 1)."},
+					"cpu":          schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "CPU per worker pod, e.g. `8`."},
+					"memory":       schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "Memory per worker pod, e.g. `64Gi`."},
+				}},
 			"num_of_hosts": schema.Int64Attribute{Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-				MarkdownDescription: "Nodes per TPU slice (the worker group's `numOfHosts`): the topology's chips over `chips_per_node` (4x4 on 4-chip nodes = 4)."},
+				MarkdownDescription: "Nodes per TPU slice (the worker group's `numOfHosts`): the topology's chips over `chips_per_node` (4x4 on 4-chip nodes = 4); 1 for GPU workers."},
 			"env":                         schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: []validator.Map{validators.EnvNames()}, PlanModifiers: replaceMap, MarkdownDescription: "Environment variables of every Ray container."},
 			"labels":                      schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: []validator.Map{validators.Labels()}, PlanModifiers: replaceMap, MarkdownDescription: "Extra labels of the RayJob."},
 			"annotations":                 schema.MapAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: replaceMap, MarkdownDescription: "Extra annotations of the RayJob."},

@@ -33,6 +33,10 @@ func validateRayJob(m *rayJobModel, diags *diag.Diagnostics) {
 				fmt.Sprintf("%q cannot be a ConfigMap key: use a plain file name such as train.py (letters, digits, '-', '_', '.').", k))
 		}
 	}
+	if g := m.GPUWorkers; g != nil {
+		validateGPUWorkers(g, diags)
+		validateReplicas(path.Root("gpu_workers"), g.Replicas, g.MinReplicas, g.MaxReplicas, diags)
+	}
 	w := m.TPUWorkers
 	if w == nil {
 		return
@@ -42,17 +46,52 @@ func validateRayJob(m *rayJobModel, diags *diag.Diagnostics) {
 		if _, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64()); err != nil {
 			diags.AddAttributeError(p.AtName("topology"), "Topology does not fit the nodes",
 				fmt.Sprintf("%v. Use the pool pair's chips_per_node and tpu_topology, which always fit.", err))
+		} else if !w.Accelerator.IsNull() && !w.Accelerator.IsUnknown() && !slices.Contains(catalog.Accelerators(), w.Accelerator.ValueString()) {
+			diags.AddAttributeWarning(p.AtName("accelerator"), "TPU accelerator not known to this provider",
+				fmt.Sprintf("%q is not an accelerator of a TPU machine type this provider knows (%s), so it cannot check that nodes fit these workers. "+
+					"Wire it from the pool pair's tpu_accelerator.", w.Accelerator.ValueString(), strings.Join(catalog.Accelerators(), ", ")))
 		} else if msg := checkAccelerator(w.Accelerator, w.ChipsPerNode, w.Topology); msg != "" {
 			diags.AddAttributeError(p.AtName("accelerator"), "No TPU nodes fit these workers", msg)
 		}
 	}
-	if known(w.MinReplicas) && known(w.MaxReplicas) && w.MinReplicas.ValueInt64() > w.MaxReplicas.ValueInt64() {
+	validateReplicas(p, w.Replicas, w.MinReplicas, w.MaxReplicas, diags)
+}
+
+func validateReplicas(p path.Path, replicas, minR, maxR types.Int64, diags *diag.Diagnostics) {
+	known := func(v types.Int64) bool { return !v.IsNull() && !v.IsUnknown() }
+	if known(minR) && known(maxR) && minR.ValueInt64() > maxR.ValueInt64() {
 		diags.AddAttributeError(p.AtName("min_replicas"), "min_replicas above max_replicas",
-			fmt.Sprintf("min_replicas (%d) must not exceed max_replicas (%d).", w.MinReplicas.ValueInt64(), w.MaxReplicas.ValueInt64()))
+			fmt.Sprintf("min_replicas (%d) must not exceed max_replicas (%d).", minR.ValueInt64(), maxR.ValueInt64()))
 	}
-	if known(w.Replicas) && known(w.MaxReplicas) && w.Replicas.ValueInt64() > w.MaxReplicas.ValueInt64() {
+	if known(replicas) && known(maxR) && replicas.ValueInt64() > maxR.ValueInt64() {
 		diags.AddAttributeError(p.AtName("replicas"), "replicas above max_replicas",
-			fmt.Sprintf("replicas (%d) must lie between min_replicas and max_replicas (%d).", w.Replicas.ValueInt64(), w.MaxReplicas.ValueInt64()))
+			fmt.Sprintf("replicas (%d) must lie between min_replicas and max_replicas (%d).", replicas.ValueInt64(), maxR.ValueInt64()))
+	}
+}
+
+// validateGPUWorkers: a worker pod asking for more GPUs than any node of its GPU type has would pend forever.
+func validateGPUWorkers(g *gpuWorkersModel, diags *diag.Diagnostics) {
+	p := path.Root("gpu_workers")
+	if g.Accelerator.IsNull() || g.Accelerator.IsUnknown() {
+		return
+	}
+	a := g.Accelerator.ValueString()
+	most := 0
+	for _, n := range catalog.GPUNames() {
+		if mt, _ := catalog.LookupGPU(n); mt.Accelerator == a && mt.Count > most {
+			most = mt.Count
+		}
+	}
+	if most == 0 {
+		diags.AddAttributeWarning(p.AtName("accelerator"), "GPU type not known to this provider",
+			fmt.Sprintf("%q is not the GPU of a machine type this provider knows (%s), so it cannot check that nodes fit these workers. Wire it from the pool pair's gpu_type.",
+				a, strings.Join(catalog.GPUAccelerators(), ", ")))
+		return
+	}
+	if !g.GPUs.IsNull() && !g.GPUs.IsUnknown() && g.GPUs.ValueInt64() > int64(most) {
+		diags.AddAttributeError(p.AtName("gpus"), "No GPU nodes fit these workers",
+			fmt.Sprintf("No %s machine type has %d GPUs per node (the most is %d), so the worker pods could never be scheduled. Use the pool pair's gpus_per_node.",
+				a, g.GPUs.ValueInt64(), most))
 	}
 }
 
@@ -63,10 +102,6 @@ func checkAccelerator(accel types.String, chips types.Int64, topology types.Stri
 		return ""
 	}
 	a := accel.ValueString()
-	if !slices.Contains(catalog.Accelerators(), a) {
-		return fmt.Sprintf("%q is not a TPU accelerator GKE labels nodes with. Use one of: %s (the pool pair's accelerator attribute).",
-			a, strings.Join(catalog.Accelerators(), ", "))
-	}
 	m, ok := catalog.MachineTypeFor(a, int(chips.ValueInt64()))
 	if !ok {
 		return fmt.Sprintf("No %s machine type has %d chips per node. Use the pool pair's chips_per_node.", a, chips.ValueInt64())

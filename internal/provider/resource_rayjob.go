@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -20,10 +22,11 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure      = (*rayJobResource)(nil)
-	_ resource.ResourceWithImportState    = (*rayJobResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*rayJobResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*rayJobResource)(nil)
+	_ resource.ResourceWithConfigure        = (*rayJobResource)(nil)
+	_ resource.ResourceWithImportState      = (*rayJobResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*rayJobResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*rayJobResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*rayJobResource)(nil)
 )
 
 // A DWS request can wait for capacity a long time; the default covers admission on a busy queue, not days.
@@ -312,6 +315,9 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			set("num_of_hosts", types.Int64Value(int64(n)))
 		}
 	}
+	if m.GPUWorkers != nil {
+		set("num_of_hosts", types.Int64Value(1))
+	}
 	// Defaults fill only what the configuration leaves out: a value configured but not known yet stays unknown.
 	var cfgFiles types.String
 	var cfgAutoscaling types.Bool
@@ -329,4 +335,9 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 
 func (r *rayJobResource) kube(ctx context.Context, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
 	return kubeFor(ctx, r.clients, cluster, project, location, diags)
+}
+
+// ConfigValidators: a job has one worker group, of TPUs or of GPUs.
+func (r *rayJobResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{resourcevalidator.ExactlyOneOf(path.MatchRoot("tpu_workers"), path.MatchRoot("gpu_workers"))}
 }
