@@ -31,16 +31,24 @@ func findWorkload(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*kue
 	// 100-job refresh cost 17 s of API server CPU (bench/results.md). A Workload status a few milliseconds old is
 	// fine for a refresh, and a wait is woken again by the next watch event.
 	list, err := c.Kueue.KueueV1beta2().Workloads(job.Namespace).List(ctx, metav1.ListOptions{
-		LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.UID), ResourceVersion: "0",
+		LabelSelector: jobUIDLabel + "=" + string(job.UID), ResourceVersion: "0",
 	})
-	if err != nil || len(list.Items) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	// With workload slices an elastic job can have several; the newest is the live one.
-	sort.Slice(list.Items, func(i, j int) bool {
-		return list.Items[i].CreationTimestamp.After(list.Items[j].CreationTimestamp.Time)
-	})
-	return &list.Items[0], nil
+	return newestWorkload(list.Items), nil
+}
+
+// jobUIDLabel links a Workload to its job.
+const jobUIDLabel = "kueue.x-k8s.io/job-uid"
+
+// newestWorkload is the live one of a job's Workloads: with workload slices an elastic job can have several.
+func newestWorkload(wls []kueue.Workload) *kueue.Workload {
+	if len(wls) == 0 {
+		return nil
+	}
+	sort.Slice(wls, func(i, j int) bool { return wls[i].CreationTimestamp.After(wls[j].CreationTimestamp.Time) })
+	return &wls[0]
 }
 
 // jobProgress is where a job stands, for waiting and for state.
@@ -112,19 +120,31 @@ func tpuAssignment(wl *kueue.Workload) string {
 
 // readProgress reads the job and its Workload.
 func readProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobProgress, error) {
+	return readProgressWith(ctx, c, ns, name, jobPods, findWorkload)
+}
+
+// refreshProgress is readProgress for a refresh: the job's pods and Workloads come from the namespace's shared LISTs.
+func refreshProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobProgress, error) {
+	return readProgressWith(ctx, c, ns, name, sharedJobPods, sharedWorkload)
+}
+
+func readProgressWith(ctx context.Context, c *kube.Clients, ns, name string,
+	pods func(context.Context, *kube.Clients, *rayv1.RayJob) ([]corev1.Pod, error),
+	workload func(context.Context, *kube.Clients, *rayv1.RayJob) (*kueue.Workload, error),
+) (jobProgress, error) {
 	job, err := c.Ray.RayV1().RayJobs(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return jobProgress{}, err
 	}
-	pods, err := jobPods(ctx, c, job)
+	ps, err := pods(ctx, c, job)
 	if err != nil {
 		return jobProgress{}, err
 	}
-	wl, err := findWorkload(ctx, c, job)
+	wl, err := workload(ctx, c, job)
 	if kueueMissing(err) {
-		return jobProgress{job: job, pods: pods, noKueue: true}, nil
+		return jobProgress{job: job, pods: ps, noKueue: true}, nil
 	}
-	return jobProgress{job: job, wl: wl, pods: pods}, err
+	return jobProgress{job: job, wl: wl, pods: ps}, err
 }
 
 // waitJob waits, woken by watch events on the job's Workloads and the job, until it reaches waitFor. Each new phase

@@ -109,6 +109,7 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 		_, err := c.Ray.RayV1().RayJobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager})
 		return err
 	})
+	forgetShared(c, job.Namespace)
 	if err != nil {
 		if !apierrors.IsAlreadyExists(err) {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name), rayJobError(c, err).Error())
@@ -158,7 +159,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	ns, name := st.Namespace.ValueString(), st.Name.ValueString()
-	p, err := readProgress(ctx, c, ns, name)
+	p, err := refreshProgress(ctx, c, ns, name)
 	if jobGone(err) {
 		finished := st.JobDeploymentStatus.ValueString() == string(rayv1.JobDeploymentStatusComplete) ||
 			st.JobDeploymentStatus.ValueString() == string(rayv1.JobDeploymentStatusFailed)
@@ -232,6 +233,7 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	ns, name := st.Namespace.ValueString(), st.Name.ValueString()
+	defer forgetShared(c, ns)
 	jobs := c.Ray.RayV1().RayJobs(ns)
 	// Foreground propagation: the job goes only after the garbage collector removed its RayCluster and Kueue's
 	// Workload, so its quota is free when destroy returns (a job applied next is admitted where this one was).
