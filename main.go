@@ -1,13 +1,13 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 	"os"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/provider"
 )
@@ -23,10 +23,18 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 	quietLogsUnlessAsked()
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/dwsfallback/dwsfallback",
-		Debug:   debug,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	newServer := provider.NewDefaultServer(version)
+	err := tf6server.Serve("registry.terraform.io/dwsfallback/dwsfallback", func() tfprotov6.ProviderServer {
+		s, err := newServer()
+		if err != nil {
+			log.Fatal(err.Error())
+		}
+		return s
+	}, opts...)
 	if err != nil {
 		log.Fatal(err.Error())
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -41,6 +42,8 @@ type dwsProvider struct {
 	version string
 	// backoff paces retries and operation polls; zero means GKE-scale defaults. Tests shorten it.
 	backoff gke.Backoff
+	// configured holds the clients of the last Configure, for the server's unchanged-plan shortcut.
+	configured atomic.Pointer[providerData]
 }
 
 type providerModel struct {
@@ -208,6 +211,7 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	tflog.Debug(ctx, "configured provider", map[string]any{"project": data.project, "location": data.location, "container_endpoint": endpoint})
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	p.configured.Store(data)
 }
 
 func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {

@@ -10,7 +10,6 @@ import (
 
 	container "cloud.google.com/go/container/apiv1"
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"golang.org/x/oauth2"
 	"google.golang.org/api/option"
@@ -33,7 +32,7 @@ var (
 )
 
 var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"dwsfallback": providerserver.NewProtocol6WithError(&dwsProvider{
+	"dwsfallback": NewServer(&dwsProvider{
 		version: "test",
 		backoff: gke.Backoff{Initial: 20 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 1.5},
 	}),

@@ -107,6 +107,14 @@ var rayJobStatusAttributes = []struct{ name, kind, desc string }{
 		"empty while no pod has a node."},
 }
 
+// equal reports whether two statuses say the same, attribute by attribute.
+func (m rayJobStatusModel) equal(o rayJobStatusModel) bool {
+	return m.WorkloadName.Equal(o.WorkloadName) && m.Admitted.Equal(o.Admitted) && m.AdmittedFlavor.Equal(o.AdmittedFlavor) &&
+		m.AdmissionChecks.Equal(o.AdmissionChecks) && m.JobStatus.Equal(o.JobStatus) && m.JobDeploymentStatus.Equal(o.JobDeploymentStatus) &&
+		m.RayClusterName.Equal(o.RayClusterName) && m.DashboardURL.Equal(o.DashboardURL) && m.StartTime.Equal(o.StartTime) &&
+		m.EndTime.Equal(o.EndTime) && m.Message.Equal(o.Message) && m.NodesByPool.Equal(o.NodesByPool)
+}
+
 type runtimeEnvModel struct {
 	Pip types.List `tfsdk:"pip"`
 }

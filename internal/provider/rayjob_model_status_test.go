@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,6 +51,30 @@ func TestFlattenJobStatus(t *testing.T) {
 		}
 		if m.StartTime.IsNull() || m.JobStatus.IsNull() {
 			t.Errorf("%s: status attributes must be known, got null", tc.name)
+		}
+	}
+}
+
+// Read skips writing state when equal says nothing changed: every status attribute must be compared.
+func TestStatusEqualSeesEveryAttribute(t *testing.T) {
+	var m rayJobStatusModel
+	setUnknownStatus(&m)
+	v := reflect.ValueOf(&m).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		o := m
+		f := reflect.ValueOf(&o).Elem().Field(i)
+		switch f.Interface().(type) {
+		case types.String:
+			f.Set(reflect.ValueOf(types.StringValue("changed")))
+		case types.Bool:
+			f.Set(reflect.ValueOf(types.BoolValue(true)))
+		case types.Map:
+			f.Set(reflect.ValueOf(types.MapNull(types.StringType)))
+		default:
+			t.Fatalf("field %s has a type this test does not change", v.Type().Field(i).Name)
+		}
+		if m.equal(o) {
+			t.Errorf("equal misses a change of %s", v.Type().Field(i).Name)
 		}
 	}
 }

@@ -175,6 +175,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 		resp.Diagnostics.AddError(fmt.Sprintf("reading RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
 		return
 	}
+	files := st.Files // as state has them, to tell whether anything changed
 	importing, diags := req.Private.GetKey(ctx, privateImporting)
 	resp.Diagnostics.Append(diags...)
 	if len(importing) > 0 || len(st.Files.Elements()) > 0 {
@@ -194,7 +195,11 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 			}
 		}
 	}
+	was := st.rayJobStatusModel
 	flattenJobStatus(&st.rayJobStatusModel, p)
+	if len(importing) == 0 && files.Equal(st.Files) && was.equal(st.rayJobStatusModel) {
+		return // resp.State already holds the prior state: writing it again would only convert it once more
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -294,7 +299,7 @@ func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.Valida
 // autoscaling default, at plan time, and checks again what became known since validation. It sets single attributes,
 // so that values still unknown stay unknown.
 func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.clients == nil {
+	if req.Plan.Raw.IsNull() || r.clients == nil || unchangedPlan(ctx, r.clients, req) {
 		return
 	}
 	var m rayJobModel

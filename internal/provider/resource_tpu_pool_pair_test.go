@@ -283,3 +283,29 @@ func messageRE(msg string) *regexp.Regexp {
 func patternRE(pattern string) *regexp.Regexp {
 	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
 }
+
+// The provider's default location changing under a configuration that names the cluster bare points the pair at
+// another cluster: the plan shows the new location, though the pair's own attributes are unchanged (the
+// unchanged-plan shortcut must not answer for it).
+func TestAccTPUPoolPair_providerLocationChanges(t *testing.T) {
+	createTestCluster(t, "acc-moves")
+	provider := func(location string) string {
+		return fmt.Sprintf("provider \"dwsfallback\" {\n  project  = %q\n  location = %q\n}\n", testProject, location)
+	}
+	cfg := pairConfig("acc-moves", "od", "dws", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: provider(testLocation) + cfg},
+			{Config: provider(testLocation) + cfg, PlanOnly: true},
+			{
+				Config:             provider("us-central1-a") + cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(pairAddr, tfjsonpath.New("location"), knownvalue.StringExact("us-central1-a")),
+				}},
+			},
+		},
+	})
+}
