@@ -19,8 +19,9 @@ import (
 )
 
 // measureLatency times how long the provider's waits take to return after the event they wait for. Admission: from
-// the moment the bench's own watch sees Kueue admit a Workload to the provider logging "admitted". Completion: from
-// the bench marking a RayJob Complete (no Ray runs here) to the provider logging it. Times come from the provider's
+// the moment the bench's own watch sees Kueue admit a Workload to the provider logging "admitted". Running and
+// completion: from the bench writing the RayJob status KubeRay writes (jobDeploymentStatus Running, or Complete; no
+// KubeRay or Ray runs in this stage) to the provider logging it. Times come from the provider's
 // INFO log (millisecond timestamps) and the bench's clock, on one machine.
 func (b *bench) measureLatency(dir string) error {
 	logPath := filepath.Join(dir, "provider.log")
@@ -34,7 +35,7 @@ func (b *bench) measureLatency(dir string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
-	admittedAt, completedAt := map[string]time.Time{}, map[string]time.Time{}
+	admittedAt, completedAt, runningAt := map[string]time.Time{}, map[string]time.Time{}, map[string]time.Time{}
 	w, err := b.admin.Kueue.KueueV1beta2().Workloads("default").Watch(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
@@ -56,29 +57,31 @@ func (b *bench) measureLatency(dir string) error {
 		}
 	}()
 	log.Printf("wait latency: %d jobs waiting for admission, %d for completion", b.runs, b.runs)
-	for k := 1; k <= b.runs; k++ {
-		done := fmt.Sprintf("lat-done-%d", k-1)
-		go func() {
-			for ctx.Err() == nil {
+	// markAfterAdmission writes a job's status as KubeRay would, once Kueue has admitted it, and notes when.
+	markAfterAdmission := func(name, status string, at map[string]time.Time) {
+		for ctx.Err() == nil {
+			mu.Lock()
+			_, admitted := admittedAt[name]
+			mu.Unlock()
+			if admitted {
+				time.Sleep(500 * time.Millisecond)
 				mu.Lock()
-				_, admitted := admittedAt[done]
+				at[name] = time.Now()
 				mu.Unlock()
-				if admitted {
-					time.Sleep(500 * time.Millisecond)
-					mu.Lock()
-					completedAt[done] = time.Now()
-					mu.Unlock()
-					_, err := b.admin.Ray.RayV1().RayJobs("default").Patch(ctx, done, types.MergePatchType,
-						[]byte(`{"status":{"jobDeploymentStatus":"Complete","jobStatus":"SUCCEEDED"}}`), metav1.PatchOptions{}, "status")
-					if err != nil {
-						log.Printf("marking %s complete: %v", done, err)
-					}
-					return
+				_, err := b.admin.Ray.RayV1().RayJobs("default").Patch(ctx, name, types.MergePatchType,
+					[]byte(`{"status":`+status+`}`), metav1.PatchOptions{}, "status")
+				if err != nil {
+					log.Printf("marking %s: %v", name, err)
 				}
-				time.Sleep(10 * time.Millisecond)
+				return
 			}
-		}()
-		if err := tf.write(baseConfig + jobsConfig("lat-admit", k, "admitted") + jobsConfig("lat-done", k, "complete")); err != nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	for k := 1; k <= b.runs; k++ {
+		go markAfterAdmission(fmt.Sprintf("lat-done-%d", k-1), `{"jobDeploymentStatus":"Complete","jobStatus":"SUCCEEDED"}`, completedAt)
+		go markAfterAdmission(fmt.Sprintf("lat-run-%d", k-1), `{"jobDeploymentStatus":"Running","jobStatus":"RUNNING"}`, runningAt)
+		if err := tf.write(baseConfig + jobsConfig("lat-admit", k, "admitted") + jobsConfig("lat-run", k, "running") + jobsConfig("lat-done", k, "complete")); err != nil {
 			return err
 		}
 		if err := tf.runEnv([]string{"TF_LOG_PROVIDER=INFO", "TF_LOG_PATH=" + logPath}, "apply", "-auto-approve"); err != nil {
@@ -101,8 +104,13 @@ func (b *bench) measureLatency(dir string) error {
 			b.latency.Completed = append(b.latency.Completed, t.Sub(at))
 		}
 	}
-	if len(b.latency.Admitted) == 0 || len(b.latency.Completed) == 0 {
-		return fmt.Errorf("no wait latency measured (admitted %d, completed %d)", len(b.latency.Admitted), len(b.latency.Completed))
+	for name, at := range runningAt {
+		if t, ok := logged["running "+name]; ok {
+			b.latency.Running = append(b.latency.Running, t.Sub(at))
+		}
+	}
+	if len(b.latency.Admitted) == 0 || len(b.latency.Completed) == 0 || len(b.latency.Running) == 0 {
+		return fmt.Errorf("no wait latency measured (admitted %d, running %d, completed %d)", len(b.latency.Admitted), len(b.latency.Running), len(b.latency.Completed))
 	}
 	return tf.run("destroy", "-auto-approve")
 }
@@ -112,8 +120,8 @@ var (
 	timestampRE = regexp.MustCompile(`timestamp="?([0-9T:.\-+Z]+)`)
 )
 
-// providerLogTimes reads when the provider first logged each job admitted ("admitted NAME") and complete
-// ("complete NAME"), by its own log timestamps.
+// providerLogTimes reads when the provider first logged each job admitted ("admitted NAME"), running ("running
+// NAME") and complete ("complete NAME"), by its own log timestamps.
 func providerLogTimes(path string) (map[string]time.Time, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -138,8 +146,11 @@ func providerLogTimes(path string) (map[string]time.Time, error) {
 			continue
 		}
 		keys := []string{"admitted " + m[1]}
-		if strings.HasPrefix(m[2], "Complete") {
+		switch {
+		case strings.HasPrefix(m[2], "Complete"):
 			keys = append(keys, "complete "+m[1])
+		case strings.HasPrefix(m[2], "Running"):
+			keys = append(keys, "running "+m[1])
 		}
 		for _, k := range keys {
 			if _, seen := out[k]; !seen {
