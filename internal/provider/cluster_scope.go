@@ -66,34 +66,6 @@ func sameClusterModifier(what string) planmodifier.String {
 // the cluster's id + "/" + suffix, or kubeID when the provider's kubernetes block stands in for the cluster. An empty
 // suffix or kubeID leaves the id to the resource. A cluster whose resolved project or location moved (a new provider
 // default) is another cluster, and replaces the resource.
-// unchangedPlan reports whether a plan leaves the resource as it is in state, cluster scope included: nothing to
-// fill in and nothing new to check, since state holds what the last apply planned and checked. A no-change plan of
-// N resources then costs N cheap comparisons instead of N conversions of the whole object (bench/README.md).
-func unchangedPlan(ctx context.Context, c clients, req resource.ModifyPlanRequest) bool {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !planEqualsState(req.Plan, req.State) {
-		return false
-	}
-	var cluster, project, location, cfgProject, cfgLocation types.String
-	for _, a := range []struct {
-		from interface {
-			GetAttribute(context.Context, path.Path, any) diag.Diagnostics
-		}
-		name string
-		to   *types.String
-	}{{req.State, "cluster", &cluster}, {req.State, "project", &project}, {req.State, "location", &location},
-		{req.Config, "project", &cfgProject}, {req.Config, "location", &cfgLocation}} {
-		if a.from.GetAttribute(ctx, path.Root(a.name), a.to).HasError() {
-			return false
-		}
-	}
-	if cluster.IsNull() {
-		return c.HasKubernetesBlock()
-	}
-	// The provider's default project or location may have changed since: then the plan is not unchanged.
-	ref, err := resolveCluster(cluster.ValueString(), knownString(cfgProject), knownString(cfgLocation), c)
-	return err == nil && ref.Project == project.ValueString() && ref.Location == location.ValueString()
-}
-
 func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, suffix, kubeID string) {
 	var cluster, project, location types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("cluster"), &cluster)...)

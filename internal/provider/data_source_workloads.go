@@ -142,7 +142,7 @@ func (d *workloadsDataSource) Read(ctx context.Context, req datasource.ReadReque
 		m.Workloads = append(m.Workloads, workloadModel{
 			Namespace: types.StringValue(wl.Namespace), Name: types.StringValue(wl.Name),
 			LocalQueue: types.StringValue(string(wl.Spec.QueueName)), ClusterQueue: types.StringValue(cq),
-			Admitted: types.BoolValue(p.admitted()), AdmittedFlavor: types.StringValue(tpuAssignment(wl)),
+			Admitted: types.BoolValue(p.admitted()), AdmittedFlavor: types.StringValue(acceleratorAssignment(wl)),
 			AdmissionChecks: types.MapValueMust(types.StringType, checks),
 		})
 	}

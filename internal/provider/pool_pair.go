@@ -291,7 +291,7 @@ func known(v interface {
 // facts, node labels, the id), so that Kueue and RayJob resources can use them in the same plan, and marks what a pool
 // replacement will change.
 func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.clients == nil || unchangedPlan(ctx, r.clients, req) {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
 	planClusterScope(ctx, r.clients, req, resp, "", "")

@@ -84,21 +84,21 @@ func (p jobProgress) phase() string {
 	case p.wl == nil:
 		return "waiting for Kueue to create its Workload"
 	case p.admitted():
-		return fmt.Sprintf("admitted on %s; KubeRay deployment %s", tpuAssignment(p.wl), orNone(string(p.job.Status.JobDeploymentStatus)))
+		return fmt.Sprintf("admitted on %s; KubeRay deployment %s", acceleratorAssignment(p.wl), orNone(string(p.job.Status.JobDeploymentStatus)))
 	case p.wl.Status.Admission != nil:
 		var checks []string
 		for _, ch := range p.wl.Status.AdmissionChecks {
 			checks = append(checks, fmt.Sprintf("%s %s%s", ch.Name, ch.State, because(ch.Message)))
 		}
-		return fmt.Sprintf("quota reserved on %s; waiting for admission checks: %s", tpuAssignment(p.wl), strings.Join(checks, ", "))
+		return fmt.Sprintf("quota reserved on %s; waiting for admission checks: %s", acceleratorAssignment(p.wl), strings.Join(checks, ", "))
 	default:
 		_, msg := kube.ConditionTrue(p.wl.Status.Conditions, kueue.WorkloadQuotaReserved)
 		return "queued" + because(msg)
 	}
 }
 
-// tpuAssignment is the flavor of the pod set that asks for TPUs or GPUs (else the first assigned flavor).
-func tpuAssignment(wl *kueue.Workload) string {
+// acceleratorAssignment is the flavor of the pod set that asks for TPUs or GPUs (else the first assigned flavor).
+func acceleratorAssignment(wl *kueue.Workload) string {
 	if wl == nil || wl.Status.Admission == nil {
 		return ""
 	}
@@ -268,7 +268,7 @@ func jobGone(err error) bool {
 // a flavor lists, so a flavor bound by its pool label alone admits jobs of every TPU generation, and such a job would
 // report admitted and then pend forever.
 func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m *rayJobModel, p jobProgress) error {
-	flavor := tpuAssignment(p.wl)
+	flavor := acceleratorAssignment(p.wl)
 	if flavor == "" || (m.TPUWorkers == nil && m.GPUWorkers == nil) {
 		return nil
 	}

@@ -407,7 +407,7 @@ func flattenJobStatus(m *rayJobStatusModel, p jobProgress) {
 	checks := map[string]attr.Value{}
 	if wl := p.wl; wl != nil {
 		m.WorkloadName = types.StringValue(wl.Name)
-		m.AdmittedFlavor = types.StringValue(tpuAssignment(wl))
+		m.AdmittedFlavor = types.StringValue(acceleratorAssignment(wl))
 		for _, ch := range wl.Status.AdmissionChecks {
 			checks[string(ch.Name)] = types.StringValue(string(ch.State))
 		}

@@ -272,7 +272,7 @@ func (r *kueueQueueResource) ValidateConfig(ctx context.Context, req resource.Va
 // the status of the last refresh in the plan of an update (a change of quotas is no reason to show every counter as
 // known after apply).
 func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.clients == nil || unchangedPlan(ctx, r.clients, req) {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
 	var name types.String

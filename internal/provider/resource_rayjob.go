@@ -299,7 +299,7 @@ func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.Valida
 // autoscaling default, at plan time, and checks again what became known since validation. It sets single attributes,
 // so that values still unknown stay unknown.
 func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.clients == nil || unchangedPlan(ctx, r.clients, req) {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
 	var m rayJobModel

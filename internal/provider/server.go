@@ -27,7 +27,7 @@ func NewDefaultServer(version string) func() (tfprotov6.ProviderServer, error) {
 }
 
 // server short-cuts PlanResourceChange for a resource whose proposed state is its prior state, byte for byte, in
-// the resources whose own ModifyPlan does nothing then (unchangedPlan). A no-change plan of N RayJobs otherwise
+// the resources whose own ModifyPlan does nothing then. A no-change plan of N RayJobs otherwise
 // spends a third of the provider's CPU in the framework walking every attribute for plan modifiers and defaults that
 // have nothing to do (bench/README.md). The answer is the framework's for that case: the prior state, unchanged
 // private state, nothing to replace.
@@ -39,7 +39,8 @@ type server struct {
 	types     map[string]tftypes.Type
 }
 
-// shortcut lists the resource types the shortcut may answer for: their ModifyPlan begins with unchangedPlan.
+// shortcut lists the resource types the shortcut may answer for: their ModifyPlan and plan modifiers change nothing
+// of a plan that equals the state.
 var shortcut = map[string]bool{
 	"dwsfallback_rayjob": true, "dwsfallback_tpu_pool_pair": true, "dwsfallback_gpu_pool_pair": true, "dwsfallback_kueue_queue": true,
 }
