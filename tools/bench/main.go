@@ -35,6 +35,7 @@ func main() {
 	startupOnly := flag.Bool("startup-only", false, "measure the provider's start-up only, and print it")
 	noHelm := flag.String("nohelm", "", "a provider binary built with -tags nohelm, to weigh what the Helm SDK costs")
 	statusQuoFile := flag.String("status-quo", "bench/status-quo.json", "figures of the status quo, with where and when they were measured")
+	hold := flag.Bool("hold", false, "apply the first -n and keep the stack up until interrupted, for profiling by hand")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 
@@ -47,7 +48,7 @@ func main() {
 		sizes = append(sizes, n)
 	}
 	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
-	b := &bench{binary: abs(*binary), runs: *runs, startupOnly: *startupOnly}
+	b := &bench{binary: abs(*binary), runs: *runs, startupOnly: *startupOnly, hold: *hold}
 	if *noHelm != "" {
 		b.noHelm = &variant{binary: abs(*noHelm)}
 	}
@@ -61,7 +62,7 @@ func main() {
 	if err := b.run(abs(*binDir), sizes); err != nil {
 		log.Fatal(err)
 	}
-	if b.startupOnly {
+	if b.startupOnly || b.hold {
 		return
 	}
 	if err := b.report(abs(*out)); err != nil {
@@ -74,6 +75,7 @@ type bench struct {
 	runs        int
 	statusQuo   *statusQuo
 	startupOnly bool
+	hold        bool
 	noHelm      *variant
 	emu         *gkeemu.Server
 	stack       *localstack.Stack
@@ -197,6 +199,9 @@ func (b *bench) run(binDir string, sizes []int) error {
 	b.env = []string{"DWSFALLBACK_CONTAINER_ENDPOINT=" + srv.URL, "GOOGLE_OAUTH_ACCESS_TOKEN=" + token,
 		"GOOGLE_PROJECT=bench", "GOOGLE_ZONE=us-east5-b", "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}
 
+	if b.hold {
+		return b.holdStack(filepath.Join(dir, "hold"), sizes[0])
+	}
 	// Latency first: the largest N is left standing (not destroyed), and its jobs would queue ahead of the latency
 	// stage's in Kueue.
 	if err := b.measureLatency(filepath.Join(dir, "latency")); err != nil {
