@@ -120,19 +120,25 @@ func acceleratorAssignment(wl *kueue.Workload) string {
 
 // readProgress reads the job and its Workload.
 func readProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobProgress, error) {
-	return readProgressWith(ctx, c, ns, name, jobPods, findWorkload)
+	return readProgressWith(ctx, c, ns, name, getRayJob, jobPods, findWorkload)
 }
 
-// refreshProgress is readProgress for a refresh: the job's pods and Workloads come from the namespace's shared LISTs.
+// refreshProgress is readProgress for a refresh: the job, its pods and Workloads come from the namespace's shared
+// LISTs.
 func refreshProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobProgress, error) {
-	return readProgressWith(ctx, c, ns, name, sharedJobPods, sharedWorkload)
+	return readProgressWith(ctx, c, ns, name, sharedRayJob, sharedJobPods, sharedWorkload)
+}
+
+func getRayJob(ctx context.Context, c *kube.Clients, ns, name string) (*rayv1.RayJob, error) {
+	return c.Ray.RayV1().RayJobs(ns).Get(ctx, name, metav1.GetOptions{})
 }
 
 func readProgressWith(ctx context.Context, c *kube.Clients, ns, name string,
+	get func(context.Context, *kube.Clients, string, string) (*rayv1.RayJob, error),
 	pods func(context.Context, *kube.Clients, *rayv1.RayJob) ([]corev1.Pod, error),
 	workload func(context.Context, *kube.Clients, *rayv1.RayJob) (*kueue.Workload, error),
 ) (jobProgress, error) {
-	job, err := c.Ray.RayV1().RayJobs(ns).Get(ctx, name, metav1.GetOptions{})
+	job, err := get(ctx, c, ns, name)
 	if err != nil {
 		return jobProgress{}, err
 	}
@@ -425,21 +431,26 @@ func refusedOutright(err error) bool {
 	return true
 }
 
-// filesConfigMap is the ConfigMap the job mounts as its files, or nil.
-func filesConfigMap(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*corev1.ConfigMap, error) {
+// filesConfigMapName is the name of the ConfigMap the job mounts as its files, or "".
+func filesConfigMapName(job *rayv1.RayJob) string {
 	if job.Spec.RayClusterSpec == nil {
-		return nil, nil
+		return ""
 	}
 	for _, v := range job.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Volumes {
 		if v.Name == filesVolume && v.ConfigMap != nil {
-			cm, err := c.Core.ConfigMaps(job.Namespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return nil, nil
-			}
-			return cm, err
+			return v.ConfigMap.Name
 		}
 	}
-	return nil, nil
+	return ""
+}
+
+// getConfigMap reads a ConfigMap; nil when there is none.
+func getConfigMap(ctx context.Context, c *kube.Clients, ns, name string) (*corev1.ConfigMap, error) {
+	cm, err := c.Core.ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return cm, err
 }
 
 // rayJobError names the missing piece when KubeRay is not installed.

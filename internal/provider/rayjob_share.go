@@ -80,14 +80,79 @@ func (s *listShare[T]) forget(key shareKey) {
 }
 
 var (
-	sharedWorkloads listShare[kueue.Workload]
-	sharedRayPods   listShare[corev1.Pod]
+	sharedRayJobs    listShare[rayv1.RayJob]
+	sharedConfigMaps listShare[corev1.ConfigMap]
+	sharedWorkloads  listShare[kueue.Workload]
+	sharedRayPods    listShare[corev1.Pod]
 )
 
 // forgetShared is called after this provider writes a RayJob or its ConfigMap.
 func forgetShared(c *kube.Clients, ns string) {
+	sharedRayJobs.forget(shareKey{c, ns})
+	sharedConfigMaps.forget(shareKey{c, ns})
 	sharedWorkloads.forget(shareKey{c, ns})
 	sharedRayPods.forget(shareKey{c, ns})
+}
+
+// sharedRayJob is the job from the namespace's shared LIST. That LIST is a consistent read (no resourceVersion), as
+// a GET is: a refresh sees every change made before it started. A job the LIST does not hold is read on its own, so a
+// job is only ever reported gone by a GET's NotFound.
+func sharedRayJob(ctx context.Context, c *kube.Clients, ns, name string) (*rayv1.RayJob, error) {
+	all, err := namespaceRayJobs(ctx, c, ns)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		if all[i].Name == name {
+			return all[i].DeepCopy(), nil
+		}
+	}
+	return getRayJob(ctx, c, ns, name)
+}
+
+func namespaceRayJobs(ctx context.Context, c *kube.Clients, ns string) ([]rayv1.RayJob, error) {
+	return sharedRayJobs.get(ctx, shareKey{c, ns}, func(ctx context.Context) ([]rayv1.RayJob, error) {
+		list, err := c.Ray.RayV1().RayJobs(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return list.Items, nil
+	})
+}
+
+// minSharedConfigMaps is how many RayJobs a namespace must hold before their files' ConfigMaps are listed rather
+// than read one by one: below it, a LIST would cost more than the GETs it saves.
+const minSharedConfigMaps = 4
+
+// sharedFilesConfigMap is filesConfigMap from one consistent LIST of the namespace's ConfigMaps. The provider's
+// ConfigMaps carry no label of their own (they are the tutorial's `kubectl create configmap`), so the LIST is of the
+// namespace's ConfigMaps, in one page sized after its RayJobs: a namespace full of other ConfigMaps costs a bounded
+// page, and a job whose ConfigMap is not on it is read on its own.
+func sharedFilesConfigMap(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*corev1.ConfigMap, error) {
+	name := filesConfigMapName(job)
+	if name == "" {
+		return nil, nil
+	}
+	jobs, err := namespaceRayJobs(ctx, c, job.Namespace)
+	if err != nil || len(jobs) < minSharedConfigMaps {
+		return getConfigMap(ctx, c, job.Namespace, name)
+	}
+	all, err := sharedConfigMaps.get(ctx, shareKey{c, job.Namespace}, func(ctx context.Context) ([]corev1.ConfigMap, error) {
+		list, err := c.Core.ConfigMaps(job.Namespace).List(ctx, metav1.ListOptions{Limit: int64(2*len(jobs) + 16)})
+		if err != nil {
+			return nil, err
+		}
+		return list.Items, nil
+	})
+	if err != nil {
+		return getConfigMap(ctx, c, job.Namespace, name)
+	}
+	for i := range all {
+		if all[i].Name == name {
+			return all[i].DeepCopy(), nil
+		}
+	}
+	return getConfigMap(ctx, c, job.Namespace, name)
 }
 
 // sharedWorkload is findWorkload answered from the namespace's shared LIST.

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
-
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -15,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -22,11 +21,10 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure        = (*rayJobResource)(nil)
-	_ resource.ResourceWithImportState      = (*rayJobResource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*rayJobResource)(nil)
-	_ resource.ResourceWithValidateConfig   = (*rayJobResource)(nil)
-	_ resource.ResourceWithConfigValidators = (*rayJobResource)(nil)
+	_ resource.ResourceWithConfigure      = (*rayJobResource)(nil)
+	_ resource.ResourceWithImportState    = (*rayJobResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*rayJobResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*rayJobResource)(nil)
 )
 
 // A DWS request can wait for capacity a long time; the default covers admission on a busy queue, not days.
@@ -179,7 +177,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 	importing, diags := req.Private.GetKey(ctx, privateImporting)
 	resp.Diagnostics.Append(diags...)
 	if len(importing) > 0 || len(st.Files.Elements()) > 0 {
-		cm, err := filesConfigMap(ctx, c, p.job)
+		cm, err := sharedFilesConfigMap(ctx, c, p.job)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
 			return
@@ -187,7 +185,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 		if len(importing) > 0 {
 			flattenRayJobSpec(&st, p.job, cm)
 			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImporting, nil)...)
-		} else if cm == nil || !sameData(cm.Data, stringMap(st.Files)) {
+		} else if filesChanged(cm, st.Files) {
 			// The script changed or vanished under the job: the plan submits a new run with the configured files.
 			st.Files = types.MapNull(types.StringType)
 			if cm != nil {
@@ -201,6 +199,36 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return // resp.State already holds the prior state: writing it again would only convert it once more
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+// filesChanged tells whether the files' ConfigMap no longer holds the files state has.
+func filesChanged(cm *corev1.ConfigMap, files types.Map) bool {
+	return cm == nil || !sameData(cm.Data, stringMap(files))
+}
+
+// refreshUnchanged reports whether Read would leave st as it is: the cluster and the job are there, the files are as
+// state has them and the status reads the same. The protocol server then answers the Read with the prior state
+// without the framework's decode and walk of it (server.go); anything else goes through Read, which reads again
+// from the same shared LISTs.
+func refreshUnchanged(ctx context.Context, cl clients, st *rayJobModel) bool {
+	var diags diag.Diagnostics
+	c, ok := connectKube(ctx, cl, st.Cluster, st.Project, st.Location, &diags, func(clusterRef) {})
+	if !ok {
+		return false
+	}
+	p, err := refreshProgress(ctx, c, st.Namespace.ValueString(), st.Name.ValueString())
+	if err != nil {
+		return false
+	}
+	if len(st.Files.Elements()) > 0 {
+		cm, err := sharedFilesConfigMap(ctx, c, p.job)
+		if err != nil || filesChanged(cm, st.Files) {
+			return false
+		}
+	}
+	now := st.rayJobStatusModel
+	flattenJobStatus(&now, p)
+	return now.equal(st.rayJobStatusModel)
 }
 
 // Update only ever sees wait_for, resubmit_when_deleted and timeouts change: everything else replaces the job.
@@ -288,11 +316,18 @@ func (r *rayJobResource) ImportState(ctx context.Context, req resource.ImportSta
 
 func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m rayJobModel
-	_, diags := knownConfig(ctx, req.Config, &m)
+	u, diags := knownConfig(ctx, req.Config, &m)
 	resp.Diagnostics.Append(diags...)
-	if !resp.Diagnostics.HasError() {
-		validateRayJob(&m, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
+	// A job has one worker group, of TPUs or of GPUs. This is resourcevalidator.ExactlyOneOf's check and wording,
+	// on the model already decoded here: the validator decodes the configuration once more for each of the N jobs.
+	if !u.at("tpu_workers") && !u.at("gpu_workers") && (m.TPUWorkers == nil) == (m.GPUWorkers == nil) {
+		resp.Diagnostics.AddAttributeError(path.Root("tpu_workers"), "Invalid Attribute Combination",
+			"Exactly one of these attributes must be configured: [tpu_workers,gpu_workers]")
+	}
+	validateRayJob(&m, &resp.Diagnostics)
 }
 
 // ModifyPlan resolves the cluster and the id, names the files' ConfigMap, works out the hosts per slice and the
@@ -342,9 +377,4 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 
 func (r *rayJobResource) kube(ctx context.Context, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
 	return kubeFor(ctx, r.clients, cluster, project, location, diags)
-}
-
-// ConfigValidators: a job has one worker group, of TPUs or of GPUs.
-func (r *rayJobResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{resourcevalidator.ExactlyOneOf(path.MatchRoot("tpu_workers"), path.MatchRoot("gpu_workers"))}
 }

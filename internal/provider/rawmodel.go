@@ -1,0 +1,98 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// fillScalars sets the string, bool, number and map-of-scalar fields of a model (and of the structs it embeds) from
+// an object value, by their tfsdk tags, and leaves nested objects and lists zero. It is for the hot paths that read
+// only those fields: the framework's State.Get reflects over every field and compiles a regexp per field on each
+// call (bench/README.md), which a refresh of N RayJobs pays N times. The field layout is worked out once per type.
+func fillScalars(ctx context.Context, v tftypes.Value, dst any) bool {
+	var attrs map[string]tftypes.Value
+	if v.IsNull() || !v.IsKnown() || v.As(&attrs) != nil {
+		return false
+	}
+	rv := reflect.ValueOf(dst).Elem()
+	for _, f := range scalarFieldsOf(rv.Type()) {
+		a, ok := attrs[f.name]
+		if !ok {
+			return false
+		}
+		typ := attrType(a.Type())
+		if typ == nil {
+			return false
+		}
+		val, err := typ.ValueFromTerraform(ctx, a)
+		if err != nil {
+			return false
+		}
+		out := reflect.ValueOf(val)
+		field := rv.FieldByIndex(f.index)
+		if !out.Type().AssignableTo(field.Type()) {
+			return false
+		}
+		field.Set(out)
+	}
+	return true
+}
+
+type scalarField struct {
+	name  string
+	index []int
+}
+
+var scalarFields struct {
+	sync.Mutex
+	of map[reflect.Type][]scalarField
+}
+
+var scalarTypes = map[reflect.Type]bool{
+	reflect.TypeFor[types.String](): true, reflect.TypeFor[types.Bool](): true, reflect.TypeFor[types.Int64](): true,
+	reflect.TypeFor[types.Map](): true,
+}
+
+func scalarFieldsOf(t reflect.Type) []scalarField {
+	scalarFields.Lock()
+	defer scalarFields.Unlock()
+	if fs, ok := scalarFields.of[t]; ok {
+		return fs
+	}
+	if scalarFields.of == nil {
+		scalarFields.of = map[reflect.Type][]scalarField{}
+	}
+	var fs []scalarField
+	for _, f := range reflect.VisibleFields(t) {
+		if tag := f.Tag.Get("tfsdk"); tag != "" && tag != "-" && scalarTypes[f.Type] {
+			fs = append(fs, scalarField{name: tag, index: f.Index})
+		}
+	}
+	scalarFields.of[t] = fs
+	return fs
+}
+
+// attrType is the framework type of a scalar or a map of scalars; nil for anything else.
+func attrType(t tftypes.Type) attr.Type {
+	switch {
+	case t.Is(tftypes.String):
+		return types.StringType
+	case t.Is(tftypes.Bool):
+		return types.BoolType
+	case t.Is(tftypes.Number):
+		return types.Int64Type
+	}
+	if m, ok := t.(tftypes.Map); ok {
+		if _, nested := m.ElementType.(tftypes.Map); !nested {
+			if elem := attrType(m.ElementType); elem != nil {
+				return types.MapType{ElemType: elem}
+			}
+		}
+	}
+	return nil
+}
