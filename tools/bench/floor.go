@@ -17,6 +17,9 @@ type floor struct {
 	StateBytes   int64
 	Plan         time.Duration
 	TerraformRSS int64
+	// Plugin is a plan of our own configuration and state against the echo provider (internal/echoprovider): our
+	// schema and binary, doing nothing. It is what Terraform and the plugin protocol cost for these resources.
+	Plugin time.Duration
 }
 
 // measureFloor plans terraform_data resources shaped after the stack whose state is at stateFile: one per resource
@@ -77,4 +80,34 @@ resource "terraform_data" "floor" {
   input = local.blob
 }
 `, strings.Repeat("x", per), n)
+}
+
+// measurePluginFloor plans the stack's own configuration and state (copied from stackDir) against the echo provider.
+func (b *bench) measurePluginFloor(dir, stackDir string) (time.Duration, error) {
+	if b.echo == "" {
+		return 0, nil
+	}
+	tf, err := newWorkdir(dir, b.echo, "", b.env)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	for _, f := range []string{"main.tf", "terraform.tfstate"} {
+		data, err := os.ReadFile(filepath.Join(stackDir, f))
+		if err != nil {
+			return 0, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o600); err != nil {
+			return 0, err
+		}
+	}
+	var plans []time.Duration
+	for i := 0; i < b.runs; i++ {
+		start := time.Now()
+		if err := tf.run("plan", "-detailed-exitcode"); err != nil {
+			return 0, fmt.Errorf("plugin floor plan is not empty or failed: %w", err)
+		}
+		plans = append(plans, time.Since(start))
+	}
+	return median(plans), nil
 }

@@ -35,6 +35,7 @@ func main() {
 	startupOnly := flag.Bool("startup-only", false, "measure the provider's start-up only, and print it")
 	noHelm := flag.String("nohelm", "", "a provider binary built with -tags nohelm, to weigh what the Helm SDK costs")
 	statusQuoFile := flag.String("status-quo", "bench/status-quo.json", "figures of the status quo, with where and when they were measured")
+	echo := flag.String("echo", "", "the echo provider (internal/echoprovider), to measure the plugin floor")
 	hold := flag.Bool("hold", false, "apply the first -n and keep the stack up until interrupted, for profiling by hand")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
@@ -49,6 +50,9 @@ func main() {
 	}
 	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
 	b := &bench{binary: abs(*binary), runs: *runs, startupOnly: *startupOnly, hold: *hold}
+	if *echo != "" {
+		b.echo = abs(*echo)
+	}
 	if *noHelm != "" {
 		b.noHelm = &variant{binary: abs(*noHelm)}
 	}
@@ -76,6 +80,7 @@ type bench struct {
 	statusQuo   *statusQuo
 	startupOnly bool
 	hold        bool
+	echo        string
 	noHelm      *variant
 	emu         *gkeemu.Server
 	stack       *localstack.Stack
@@ -268,7 +273,11 @@ func (b *bench) measure(dir string, n int) (result, error) {
 	if r.Floor, err = b.measureFloor(dir+"-floor", filepath.Join(dir, "terraform.tfstate")); err != nil {
 		return r, fmt.Errorf("the terraform_data floor: %w", err)
 	}
-	log.Printf("N=%d: plan %s (parallelism 100: %s; floor %s), no-change apply %s", n, r.Plan, r.PlanParallel, r.Floor.Plan, r.NoopApply)
+	if r.Floor.Plugin, err = b.measurePluginFloor(dir+"-echo", dir); err != nil {
+		return r, fmt.Errorf("the plugin floor: %w", err)
+	}
+	log.Printf("N=%d: plan %s (parallelism 100: %s; floor %s, plugin floor %s), no-change apply %s", n, r.Plan, r.PlanParallel,
+		r.Floor.Plan, r.Floor.Plugin, r.NoopApply)
 	if n >= 1000 {
 		// Destroying 1000 RayJobs one foreground deletion at a time takes the local API server most of an hour
 		// on 2 cores (its garbage collector, not the provider); the stack goes with the bench instead.
