@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync"
 
@@ -41,6 +42,30 @@ func fillScalars(ctx context.Context, v tftypes.Value, dst any) bool {
 		field.Set(out)
 	}
 	return true
+}
+
+// setScalars is fillScalars' inverse: v with the scalar attributes src holds.
+func setScalars(ctx context.Context, v tftypes.Value, src any) (tftypes.Value, error) {
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		return v, err
+	}
+	rv := reflect.ValueOf(src).Elem()
+	for _, f := range scalarFieldsOf(rv.Type()) {
+		a, ok := rv.FieldByIndex(f.index).Interface().(attr.Value)
+		if !ok {
+			return v, fmt.Errorf("%s is not a framework value", f.name)
+		}
+		tv, err := a.ToTerraformValue(ctx)
+		if err != nil {
+			return v, err
+		}
+		attrs[f.name] = tv
+	}
+	if err := tftypes.ValidateValue(v.Type(), attrs); err != nil {
+		return v, err // NewValue would panic
+	}
+	return tftypes.NewValue(v.Type(), attrs), nil
 }
 
 type scalarField struct {

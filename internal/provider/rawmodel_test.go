@@ -70,3 +70,46 @@ func TestFillScalars(t *testing.T) {
 		t.Error("fillScalars filled a model from an unknown value")
 	}
 }
+
+func TestSetScalars(t *testing.T) {
+	strMap := tftypes.Map{ElementType: tftypes.String}
+	head := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"x": tftypes.String}}
+	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
+		"phase": tftypes.String, "name": tftypes.String, "ready": tftypes.Bool, "count": tftypes.Number,
+		"labels": strMap, "nodes": tftypes.Map{ElementType: tftypes.Number}, "head": head,
+	}}
+	headVal := tftypes.NewValue(head, map[string]tftypes.Value{"x": tftypes.NewValue(tftypes.String, "y")})
+	v := tftypes.NewValue(typ, map[string]tftypes.Value{
+		"phase": tftypes.NewValue(tftypes.String, "Pending"), "name": tftypes.NewValue(tftypes.String, "job"),
+		"ready": tftypes.NewValue(tftypes.Bool, false), "count": tftypes.NewValue(tftypes.Number, 1),
+		"labels": tftypes.NewValue(strMap, nil), "nodes": tftypes.NewValue(tftypes.Map{ElementType: tftypes.Number}, nil),
+		"head": headVal,
+	})
+	ctx := context.Background()
+	var m rawOuter
+	if !fillScalars(ctx, v, &m) {
+		t.Fatal("fillScalars refused the value")
+	}
+	same, err := setScalars(ctx, v, &m)
+	if err != nil || !same.Equal(v) {
+		t.Errorf("setScalars of the model it was filled from = %v, %v; want the value unchanged", same, err)
+	}
+	m.Phase, m.Labels = types.StringValue("Running"), types.MapValueMust(types.StringType, map[string]attr.Value{"a": types.StringValue("b")})
+	got, err := setScalars(ctx, v, &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := got.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	want := tftypes.NewValue(strMap, map[string]tftypes.Value{"a": tftypes.NewValue(tftypes.String, "b")})
+	if !attrs["phase"].Equal(tftypes.NewValue(tftypes.String, "Running")) || !attrs["labels"].Equal(want) || !attrs["head"].Equal(headVal) {
+		t.Errorf("setScalars = %v; want phase Running, labels {a = b} and head untouched", got)
+	}
+	// A model value of the wrong type is an error, not a panic.
+	m.Labels = types.MapValueMust(types.Int64Type, map[string]attr.Value{"a": types.Int64Value(1)})
+	if _, err := setScalars(ctx, v, &m); err == nil {
+		t.Error("setScalars wrote a map of numbers where the schema has a map of strings")
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -173,21 +172,42 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 		resp.Diagnostics.AddError(fmt.Sprintf("reading RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
 		return
 	}
-	files := st.Files // as state has them, to tell whether anything changed
 	importing, diags := req.Private.GetKey(ctx, privateImporting)
 	resp.Diagnostics.Append(diags...)
-	if len(importing) > 0 || len(st.Files.Elements()) > 0 {
+	if len(importing) > 0 {
 		cm, err := sharedFilesConfigMap(ctx, c, p.job)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
 			return
 		}
-		if len(importing) > 0 {
-			flattenRayJobSpec(&st, p.job, cm)
-			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImporting, nil)...)
-		} else if filesChanged(cm, st.Files) {
-			// The script changed or vanished under the job: the plan submits a new run with the configured files.
-			st.Files = types.MapNull(types.StringType)
+		flattenRayJobSpec(&st, p.job, cm)
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImporting, nil)...)
+		flattenJobStatus(&st.rayJobStatusModel, p)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+		return
+	}
+	changed, err := refreshJob(ctx, c, &st, p)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
+		return
+	}
+	if changed {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+	} // else resp.State already holds the prior state: writing it again would only convert it once more
+}
+
+// refreshJob brings the files and status of st up to date with the job that is there, and tells whether they changed.
+// When the files' ConfigMap changed or vanished under the job, files take what it holds, so that the plan submits a
+// new run with the configured files.
+func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProgress) (bool, error) {
+	changed := false
+	if len(st.Files.Elements()) > 0 {
+		cm, err := sharedFilesConfigMap(ctx, c, p.job)
+		if err != nil {
+			return false, err
+		}
+		if cm == nil || !sameData(cm.Data, stringMap(st.Files)) {
+			st.Files, changed = types.MapNull(types.StringType), true
 			if cm != nil {
 				st.Files = mapValue(cm.Data)
 			}
@@ -195,40 +215,24 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	was := st.rayJobStatusModel
 	flattenJobStatus(&st.rayJobStatusModel, p)
-	if len(importing) == 0 && files.Equal(st.Files) && was.equal(st.rayJobStatusModel) {
-		return // resp.State already holds the prior state: writing it again would only convert it once more
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+	return changed || !was.equal(st.rayJobStatusModel), nil
 }
 
-// filesChanged tells whether the files' ConfigMap no longer holds the files state has.
-func filesChanged(cm *corev1.ConfigMap, files types.Map) bool {
-	return cm == nil || !sameData(cm.Data, stringMap(files))
-}
-
-// refreshUnchanged reports whether Read would leave st as it is: the cluster and the job are there, the files are as
-// state has them and the status reads the same. The protocol server then answers the Read with the prior state
-// without the framework's decode and walk of it (server.go); anything else goes through Read, which reads again
-// from the same shared LISTs.
-func refreshUnchanged(ctx context.Context, cl clients, st *rayJobModel) bool {
+// refreshScalars is Read for a job that is there, on a model that holds only the state's scalar attributes (all that
+// Read changes then): ok is false where Read must run instead (an error, a job or cluster gone). The protocol server
+// uses it to answer a refresh without the framework's decode and walk of the whole state (server.go).
+func refreshScalars(ctx context.Context, cl clients, st *rayJobModel) (changed, ok bool) {
 	var diags diag.Diagnostics
 	c, ok := connectKube(ctx, cl, st.Cluster, st.Project, st.Location, &diags, func(clusterRef) {})
 	if !ok {
-		return false
+		return false, false
 	}
 	p, err := refreshProgress(ctx, c, st.Namespace.ValueString(), st.Name.ValueString())
 	if err != nil {
-		return false
+		return false, false
 	}
-	if len(st.Files.Elements()) > 0 {
-		cm, err := sharedFilesConfigMap(ctx, c, p.job)
-		if err != nil || filesChanged(cm, st.Files) {
-			return false
-		}
-	}
-	now := st.rayJobStatusModel
-	flattenJobStatus(&now, p)
-	return now.equal(st.rayJobStatusModel)
+	changed, err = refreshJob(ctx, c, st, p)
+	return changed, err == nil
 }
 
 // Update only ever sees wait_for, resubmit_when_deleted and timeouts change: everything else replaces the job.
