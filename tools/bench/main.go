@@ -89,6 +89,7 @@ type bench struct {
 	env         []string
 
 	startup     []time.Duration
+	startupTF   []time.Duration
 	handshake   []time.Duration
 	schemaBytes int
 	binaryBytes int64
@@ -168,7 +169,15 @@ func (b *bench) run(binDir string, sizes []int) error {
 		}
 		b.startup, b.schemaBytes, b.handshake = append(b.startup, d), n, append(b.handshake, h)
 	}
-	log.Printf("start-up: median %s over %d starts (handshake %s)", median(b.startup), len(b.startup), median(b.handshake))
+	for i := 0; i < 20; i++ {
+		d, err := startupAsTerraform(b.binary)
+		if err != nil {
+			return fmt.Errorf("provider start-up as Terraform starts it: %w", err)
+		}
+		b.startupTF = append(b.startupTF, d)
+	}
+	log.Printf("start-up: median %s over %d starts (handshake %s; as Terraform starts it, with mTLS: %s)", median(b.startup),
+		len(b.startup), median(b.handshake), median(b.startupTF))
 	if b.noHelm != nil {
 		if err := b.noHelm.measure(); err != nil {
 			return fmt.Errorf("the build without Helm: %w", err)
