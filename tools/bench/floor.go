@@ -20,6 +20,8 @@ type floor struct {
 	// Plugin is a plan of our own configuration and state against the echo provider (internal/echoprovider): our
 	// schema and binary, doing nothing. It is what Terraform and the plugin protocol cost for these resources.
 	Plugin time.Duration
+	// PluginCPU is the CPU of one such plan: Terraform's and the echo provider's processes.
+	PluginTerraformCPU, PluginProviderCPU time.Duration
 }
 
 // measureFloor plans terraform_data resources shaped after the stack whose state is at stateFile: one per resource
@@ -83,31 +85,34 @@ resource "terraform_data" "floor" {
 }
 
 // measurePluginFloor plans the stack's own configuration and state (copied from stackDir) against the echo provider.
-func (b *bench) measurePluginFloor(dir, stackDir string) (time.Duration, error) {
+func (b *bench) measurePluginFloor(f *floor, dir, stackDir string) error {
 	if b.echo == "" {
-		return 0, nil
+		return nil
 	}
 	tf, err := newWorkdir(dir, b.echo, "", b.env)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	for _, f := range []string{"main.tf", "terraform.tfstate"} {
-		data, err := os.ReadFile(filepath.Join(stackDir, f))
+	for _, name := range []string{"main.tf", "terraform.tfstate"} {
+		data, err := os.ReadFile(filepath.Join(stackDir, name))
 		if err != nil {
-			return 0, err
+			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o600); err != nil {
-			return 0, err
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			return err
 		}
 	}
 	var plans []time.Duration
 	for i := 0; i < b.runs; i++ {
 		start := time.Now()
 		if err := tf.run("plan", "-detailed-exitcode"); err != nil {
-			return 0, fmt.Errorf("plugin floor plan is not empty or failed: %w", err)
+			return fmt.Errorf("plugin floor plan is not empty or failed: %w", err)
 		}
 		plans = append(plans, time.Since(start))
 	}
-	return median(plans), nil
+	f.Plugin = median(plans)
+	_, cpu, err := usage([]string{"terraform", "terraform-provider-dwsfallback"}, func() error { return tf.run("plan", "-detailed-exitcode") })
+	f.PluginTerraformCPU, f.PluginProviderCPU = cpu["terraform"], cpu["terraform-provider-dwsfallback"]
+	return err
 }

@@ -282,7 +282,7 @@ func (b *bench) measure(dir string, n int) (result, error) {
 	if r.Floor, err = b.measureFloor(dir+"-floor", filepath.Join(dir, "terraform.tfstate")); err != nil {
 		return r, fmt.Errorf("the terraform_data floor: %w", err)
 	}
-	if r.Floor.Plugin, err = b.measurePluginFloor(dir+"-echo", dir); err != nil {
+	if err = b.measurePluginFloor(&r.Floor, dir+"-echo", dir); err != nil {
 		return r, fmt.Errorf("the plugin floor: %w", err)
 	}
 	log.Printf("N=%d: plan %s (parallelism 100: %s; floor %s, plugin floor %s), no-change apply %s", n, r.Plan, r.PlanParallel,

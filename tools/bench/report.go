@@ -83,8 +83,8 @@ func (b *bench) report(out string) error {
 		"≤ 2× of it. The plugin floor is a plan of our own configuration and state against the echo provider (internal/echoprovider): " +
 		"this provider's binary and schema, validating, reading and planning nothing. It is what Terraform and the plugin protocol " +
 		"spend on these resources, which no provider of this schema can go below; ours over it is what the provider itself adds.\n\n")
-	w("| N | resources | state: ours / floor's | `plan`: ours | Terraform's floor | ours over it | plugin floor | ours over it | terraform peak RSS: ours / floor's |\n" +
-		"|---|---|---|---|---|---|---|---|---|\n")
+	w("| N | resources | state: ours / floor's | `plan`: ours | Terraform's floor | ours over it | plugin floor | ours over it | plugin floor's CPU: terraform / echo provider | terraform peak RSS: ours / floor's |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|\n")
 	ratio := func(a, b time.Duration) string {
 		if b <= 0 {
 			return "-"
@@ -92,9 +92,10 @@ func (b *bench) report(out string) error {
 		return fmt.Sprintf("%.2f×", a.Seconds()/b.Seconds())
 	}
 	for _, r := range b.results {
-		w("| %d | %d | %s / %s | %s | %s | %s | %s | %s | %s / %s |\n", r.N, r.Floor.Resources, kb(float64(r.StateBytes)),
+		w("| %d | %d | %s / %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |\n", r.N, r.Floor.Resources, kb(float64(r.StateBytes)),
 			kb(float64(r.Floor.StateBytes)), secs(r.Plan), secs(r.Floor.Plan), ratio(r.Plan, r.Floor.Plan), secs(r.Floor.Plugin),
-			ratio(r.Plan, r.Floor.Plugin), mib(r.TerraformRSS), mib(r.Floor.TerraformRSS))
+			ratio(r.Plan, r.Floor.Plugin), ms(r.Floor.PluginTerraformCPU), ms(r.Floor.PluginProviderCPU), mib(r.TerraformRSS),
+			mib(r.Floor.TerraformRSS))
 	}
 
 	w("\n## Requests per operation\n\nGKE requests by method; Kubernetes requests by verb; discovery counts `/api`, `/apis`, `/apis/GROUP` and `/openapi` requests.\n\n")
