@@ -114,8 +114,14 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 		var was, wasLocation types.String
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("project"), &was)...)
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("location"), &wasLocation)...)
-		if (!was.IsNull() && was.ValueString() != ref.Project) || (!wasLocation.IsNull() && wasLocation.ValueString() != ref.Location) {
-			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("cluster"))
+		// The objects belong to another cluster now. Terraform honours a replacement only on an attribute whose
+		// value changes in the plan, which cluster need not (a bare name under a new provider default): so it is
+		// asked on project or location, whichever moved.
+		if !was.IsNull() && was.ValueString() != ref.Project {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("project"))
+		}
+		if !wasLocation.IsNull() && wasLocation.ValueString() != ref.Location {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("location"))
 		}
 	}
 }

@@ -285,7 +285,7 @@ func patternRE(pattern string) *regexp.Regexp {
 }
 
 // The provider's default location changing under a configuration that names the cluster bare points the pair at
-// another cluster: the plan shows the new location, though the pair's own attributes are unchanged (the
+// another cluster: the plan replaces the pair there, though the pair's own attributes are unchanged (the
 // unchanged-plan shortcut must not answer for it).
 func TestAccTPUPoolPair_providerLocationChanges(t *testing.T) {
 	createTestCluster(t, "acc-moves")
@@ -304,6 +304,7 @@ func TestAccTPUPoolPair_providerLocationChanges(t *testing.T) {
 				ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(pairAddr, tfjsonpath.New("location"), knownvalue.StringExact("us-central1-a")),
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionReplace),
 				}},
 			},
 		},
