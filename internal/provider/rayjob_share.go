@@ -104,19 +104,31 @@ func forgetShared(c *kube.Clients, ns string) {
 }
 
 // sharedRayJob is the job from the namespace's shared LIST. That LIST is as fresh as a GET: a refresh sees every
-// change made before it started. A job the LIST does not hold is read on its own, so a
-// job is only ever reported gone by a GET's NotFound.
+// change made before it started. A job the LIST does not hold is read on its own, so a job is only ever reported
+// gone by a GET's NotFound.
 func sharedRayJob(ctx context.Context, c *kube.Clients, ns, name string) (*rayv1.RayJob, error) {
 	all, err := namespaceRayJobs(ctx, c, ns)
 	if err != nil {
 		return nil, err
 	}
-	for i := range all {
-		if all[i].Name == name {
-			return all[i].DeepCopy(), nil
-		}
+	if job := byName(all, name); job != nil {
+		return job, nil
 	}
 	return getRayJob(ctx, c, ns, name)
+}
+
+// byName is a copy of the item of a shared LIST that has this name, or nil: the LIST stays as the other Reads see it.
+func byName[T any, P interface {
+	*T
+	GetName() string
+	DeepCopy() *T
+}](items []T, name string) *T {
+	for i := range items {
+		if p := P(&items[i]); p.GetName() == name {
+			return p.DeepCopy()
+		}
+	}
+	return nil
 }
 
 // namespaceRayJobs lists the namespace's RayJobs as fresh as a quorum read, from the API server's watch cache. A
@@ -184,10 +196,8 @@ func sharedFilesConfigMap(ctx context.Context, c *kube.Clients, job *rayv1.RayJo
 	if err != nil {
 		return getConfigMap(ctx, c, job.Namespace, name)
 	}
-	for i := range all {
-		if all[i].Name == name {
-			return all[i].DeepCopy(), nil
-		}
+	if cm := byName(all, name); cm != nil {
+		return cm, nil
 	}
 	return getConfigMap(ctx, c, job.Namespace, name)
 }
