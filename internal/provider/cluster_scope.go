@@ -85,11 +85,11 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 			var v types.String
 			resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(a), &v)...)
 			if v.IsNull() {
-				resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(a), types.StringNull())...)
+				resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, a, types.StringNull())...)
 			}
 		}
 		if kubeID != "" {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), kubeID)...)
+			resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "id", types.StringValue(kubeID))...)
 		}
 		return
 	}
@@ -105,10 +105,10 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 		resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("project"), ref.Project)...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("location"), ref.Location)...)
+	resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "project", types.StringValue(ref.Project))...)
+	resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "location", types.StringValue(ref.Location))...)
 	if suffix != "" {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), ref.String()+"/"+suffix)...)
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "id", types.StringValue(ref.String()+"/"+suffix))...)
 	}
 	if !req.State.Raw.IsNull() {
 		var was, wasLocation types.String

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -200,4 +201,18 @@ func knownPlan(ctx context.Context, p tfsdk.Plan, target any) (unknowns, diag.Di
 type privateState interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// setPlanRoot sets a top-level attribute of a plan unless it already holds v. The framework's SetAttribute walks the
+// schema and rewrites the whole value even when nothing changes, which a plan of N unchanged RayJobs paid several
+// times per job.
+func setPlanRoot(ctx context.Context, plan *tfsdk.Plan, name string, v attr.Value) diag.Diagnostics {
+	if have, err := plan.Raw.ApplyTerraform5AttributePathStep(tftypes.AttributeName(name)); err == nil {
+		if hv, ok := have.(tftypes.Value); ok {
+			if want, err := v.ToTerraformValue(ctx); err == nil && want.Equal(hv) {
+				return nil
+			}
+		}
+	}
+	return plan.SetAttribute(ctx, path.Root(name), v)
 }

@@ -182,15 +182,15 @@ func keepQueueStatus(ctx context.Context, req resource.ModifyPlanRequest, resp *
 	for _, a := range []string{"pending_workloads", "admitted_workloads"} {
 		var v types.Int64
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(a), &v)...)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(a), v)...)
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, a, v)...)
 	}
 	var active types.Bool
 	var msg types.String
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("active"), &active)...)
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("active_message"), &msg)...)
 	if active.ValueBool() {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("active"), active)...)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("active_message"), msg)...)
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "active", active)...)
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "active_message", msg)...)
 	}
 }
 

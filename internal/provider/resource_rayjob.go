@@ -354,7 +354,7 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
 	set := func(name string, v attr.Value) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), v)...)
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, name, v)...)
 	}
 	if w := m.TPUWorkers; w != nil && !w.Topology.IsNull() && !w.ChipsPerNode.IsNull() {
 		if n, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64()); err == nil {
