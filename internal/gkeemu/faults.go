@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/grpc/codes"
 )
 
@@ -196,4 +197,21 @@ func (s *Server) scaleUpStockedOut(pool string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.faults.scaleUpStockouts[pool]
+}
+
+// BreakPool puts an existing node pool of every cluster that has one into ERROR with a GKE-style message, as GKE
+// does when a pool's instance group fails (or when a recreation during a stockout failed). Its nodes stay.
+func (s *Server) BreakPool(pool, message string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.clusters {
+		for _, np := range c.pb.NodePools {
+			if np.Name == pool {
+				np.Status, np.StatusMessage = containerpb.NodePool_ERROR, message
+				n++
+			}
+		}
+	}
+	return n
 }

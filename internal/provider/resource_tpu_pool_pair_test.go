@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
 const pairAddr = "dwsfallback_tpu_pool_pair.test"
@@ -307,6 +309,85 @@ func TestAccTPUPoolPair_providerLocationChanges(t *testing.T) {
 					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionReplace),
 				}},
 			},
+		},
+	})
+}
+
+// TestAccTPUPoolPair_defaults is a pair written as platform modules write it, min_nodes left to its default: a
+// minimum raised by hand with gcloud on the on-demand pool is seen and undone. It planned "No changes" while the plan
+// shortcut skipped the framework's Defaults. (A removed setting planning its default is TestAccRayJob_removedSetting:
+// a pair's min_nodes can only be 0 while its flex-start pool uses queued provisioning.)
+func TestAccTPUPoolPair_defaults(t *testing.T) {
+	ref := createTestCluster(t, "acc-defaults")
+	noMin := strings.Replace(pairConfig("acc-defaults", "od", "dws", 4), "  min_nodes    = 0\n", "", 1)
+	minOf := func(pool string, want int32) func(*terraform.State) error {
+		return func(*terraform.State) error {
+			if got := testPools(t, ref)[pool].GetAutoscaling().GetMinNodeCount(); got != want {
+				return fmt.Errorf("pool %s min nodes = %d, want %d", pool, got, want)
+			}
+			return nil
+		}
+	}
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+		plancheck.ExpectKnownValue(pairAddr, tfjsonpath.New("min_nodes"), knownvalue.Int64Exact(0)),
+	}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{Config: noMin, Check: minOf("od", 0)},
+			{
+				// The reproduction, by gcloud on a pair that never set min_nodes.
+				PreConfig: func() {
+					g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
+					g.Run("container", "clusters", "update", "acc-defaults", "--node-pool=od", "--location="+ref.Location,
+						"--enable-autoscaling", "--min-nodes=4", "--max-nodes=4")
+				},
+				Config: noMin, ConfigPlanChecks: update, Check: minOf("od", 0),
+			},
+			{Config: noMin, PlanOnly: true},
+		},
+	})
+}
+
+// TestAccTPUPoolPair_errorRecreated: a pool GKE puts in ERROR after the pair was applied is recreated by the next
+// apply, as the status attribute's description says; the other pool is kept.
+func TestAccTPUPoolPair_errorRecreated(t *testing.T) {
+	ref := createTestCluster(t, "acc-broken")
+	cfg := pairConfig("acc-broken", "od", "dws", 4)
+	var odCreated string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: func(*terraform.State) error { odCreated = testPools(t, ref)["od"].GetEtag(); return nil }},
+			{
+				PreConfig: func() {
+					if n := emu.BreakPool("dws", "Instance group manager failed: GCE_STOCKOUT"); n != 1 {
+						t.Fatalf("broke %d pools named dws, want 1", n)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+				Check: func(*terraform.State) error {
+					pools := testPools(t, ref)
+					if s := pools["dws"].GetStatus(); s != containerpb.NodePool_RUNNING {
+						return fmt.Errorf("dws pool is %s after the apply, want RUNNING (recreated)", s)
+					}
+					if pools["od"].GetEtag() != odCreated {
+						return fmt.Errorf("the on-demand pool was touched")
+					}
+					return nil
+				},
+			},
+			{Config: cfg, PlanOnly: true},
 		},
 	})
 }
