@@ -11,16 +11,36 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// fillScalars sets the string, bool, number and map-of-scalar fields of a model (and of the structs it embeds) from
-// an object value, by their tfsdk tags, and leaves nested objects and lists zero. It is for the hot paths that read
-// only those fields: the framework's State.Get reflects over every field and compiles a regexp per field on each
-// call (bench/README.md), which a refresh of N RayJobs pays N times. The field layout is worked out once per type.
+// fillScalars sets the string, bool, number, map and list-of-scalar fields of a model (and of the structs it embeds)
+// from an object value, by their tfsdk tags, and its pointers to nested models (nil for a null object), recursively.
+// Other fields (timeouts) stay zero. It is for the hot paths: the framework's State.Get reflects over every field and
+// compiles a regexp per field on each call (bench/README.md), which a refresh of N RayJobs pays N times. The field
+// layout is worked out once per type.
 func fillScalars(ctx context.Context, v tftypes.Value, dst any) bool {
+	return fillValue(ctx, v, reflect.ValueOf(dst).Elem())
+}
+
+func fillValue(ctx context.Context, v tftypes.Value, rv reflect.Value) bool {
 	var attrs map[string]tftypes.Value
 	if v.IsNull() || !v.IsKnown() || v.As(&attrs) != nil {
 		return false
 	}
-	rv := reflect.ValueOf(dst).Elem()
+	for _, f := range nestedFieldsOf(rv.Type()) {
+		a, ok := attrs[f.name]
+		if !ok || !a.IsKnown() {
+			return false
+		}
+		field := rv.FieldByIndex(f.index)
+		if a.IsNull() {
+			field.Set(reflect.Zero(field.Type()))
+			continue
+		}
+		ptr := reflect.New(field.Type().Elem())
+		if !fillValue(ctx, a, ptr.Elem()) {
+			return false
+		}
+		field.Set(ptr)
+	}
 	for _, f := range scalarFieldsOf(rv.Type()) {
 		a, ok := attrs[f.name]
 		if !ok {
@@ -80,7 +100,32 @@ var scalarFields struct {
 
 var scalarTypes = map[reflect.Type]bool{
 	reflect.TypeFor[types.String](): true, reflect.TypeFor[types.Bool](): true, reflect.TypeFor[types.Int64](): true,
-	reflect.TypeFor[types.Map](): true,
+	reflect.TypeFor[types.Map](): true, reflect.TypeFor[types.List](): true,
+}
+
+var nestedFields struct {
+	sync.Mutex
+	of map[reflect.Type][]scalarField
+}
+
+// nestedFieldsOf are the tagged fields of t that point to a nested model.
+func nestedFieldsOf(t reflect.Type) []scalarField {
+	nestedFields.Lock()
+	defer nestedFields.Unlock()
+	if fs, ok := nestedFields.of[t]; ok {
+		return fs
+	}
+	if nestedFields.of == nil {
+		nestedFields.of = map[reflect.Type][]scalarField{}
+	}
+	var fs []scalarField
+	for _, f := range reflect.VisibleFields(t) {
+		if tag := f.Tag.Get("tfsdk"); tag != "" && tag != "-" && f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct {
+			fs = append(fs, scalarField{name: tag, index: f.Index})
+		}
+	}
+	nestedFields.of[t] = fs
+	return fs
 }
 
 func scalarFieldsOf(t reflect.Type) []scalarField {
@@ -118,6 +163,9 @@ func attrType(t tftypes.Type) attr.Type {
 				return types.MapType{ElemType: elem}
 			}
 		}
+	}
+	if l, ok := t.(tftypes.List); ok && (l.ElementType.Is(tftypes.String) || l.ElementType.Is(tftypes.Bool) || l.ElementType.Is(tftypes.Number)) {
+		return types.ListType{ElemType: attrType(l.ElementType)}
 	}
 	return nil
 }

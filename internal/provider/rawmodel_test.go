@@ -57,8 +57,8 @@ func TestFillScalars(t *testing.T) {
 			t.Errorf("%s = %v, want %v", f.name, f.got, f.want)
 		}
 	}
-	if got.Head != nil {
-		t.Errorf("head = %v, want it left alone (nil): nested objects are not filled", got.Head)
+	if got.Head == nil {
+		t.Errorf("head = nil, want the nested object filled")
 	}
 	// A value missing one of the model's attributes, or of another shape, is not filled: the caller falls back.
 	short := tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"phase": tftypes.String}},

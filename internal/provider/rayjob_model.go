@@ -430,25 +430,12 @@ func timeValue(t *metav1.Time) types.String {
 // add to a job (injected node selectors, suspend, their annotations) is left out.
 func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) {
 	m.Namespace, m.Name = types.StringValue(job.Namespace), types.StringValue(job.Name)
-	labels := map[string]string{}
-	for k, v := range job.Labels {
-		if k == queueNameLabel {
-			m.Queue = types.StringValue(v)
-		} else if !strings.Contains(k, "kueue.x-k8s.io/") && !strings.Contains(k, "ray.io/") {
-			labels[k] = v
-		}
+	m.Queue = types.StringNull()
+	if q := job.Labels[queueNameLabel]; q != "" {
+		m.Queue = types.StringValue(q)
 	}
-	annotations := map[string]string{}
-	m.Elastic = types.BoolValue(false)
-	for k, v := range job.Annotations {
-		switch {
-		case k == elasticJobAnnotation:
-			m.Elastic = types.BoolValue(v == "true")
-		case k == specHashAnnotation, k == kubectlLastApplied, strings.HasPrefix(k, "kueue.x-k8s.io/"), strings.HasPrefix(k, "autoscaling.x-k8s.io/"), strings.Contains(k, "ray.io/"):
-		default:
-			annotations[k] = v
-		}
-	}
+	m.Elastic = types.BoolValue(job.Annotations[elasticJobAnnotation] == "true")
+	labels, annotations := ownLabels(job.Labels), ownAnnotations(job.Annotations)
 	m.Labels, m.Annotations = mapValue(labels), mapValue(annotations)
 	spec := job.Spec
 	m.Entrypoint = types.StringValue(spec.Entrypoint)

@@ -186,7 +186,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 		return
 	}
-	changed, err := refreshJob(ctx, c, &st, p)
+	changed, _, err := refreshJob(ctx, c, &st, p)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
 		return
@@ -196,15 +196,17 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 	} // else resp.State already holds the prior state: writing it again would only convert it once more
 }
 
-// refreshJob brings the files and status of st up to date with the job that is there, and tells whether they changed.
-// When the files' ConfigMap changed or vanished under the job, files take what it holds, so that the plan submits a
-// new run with the configured files.
-func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProgress) (bool, error) {
-	changed := false
+// refreshJob brings st up to date with the job that is there: every attribute the resource writes (readSpec), its
+// files and its status. It tells whether anything changed, and whether the spec did. When the files' ConfigMap
+// changed or vanished under the job, files take what it holds, so that the plan submits a new run with the
+// configured files.
+func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProgress) (changed, specChanged bool, err error) {
+	specChanged = readSpec(st, p.job)
+	changed = specChanged
 	if len(st.Files.Elements()) > 0 {
 		cm, err := sharedFilesConfigMap(ctx, c, p.job)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		if cm == nil || !sameData(cm.Data, stringMap(st.Files)) {
 			st.Files, changed = types.MapNull(types.StringType), true
@@ -215,12 +217,13 @@ func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProg
 	}
 	was := st.rayJobStatusModel
 	flattenJobStatus(&st.rayJobStatusModel, p)
-	return changed || !was.equal(st.rayJobStatusModel), nil
+	return changed || !was.equal(st.rayJobStatusModel), specChanged, nil
 }
 
-// refreshScalars is Read for a job that is there, on a model that holds only the state's scalar attributes (all that
-// Read changes then): ok is false where Read must run instead (an error, a job or cluster gone). The protocol server
-// uses it to answer a refresh without the framework's decode and walk of the whole state (server.go).
+// refreshScalars is Read for a job that is there and whose spec is as the state says, on a model decoded without the
+// framework (all but timeouts): ok is false where Read must run instead (an error, a job or cluster gone, a spec
+// changed by hand, whose nested attributes only the framework writes back). The protocol server uses it to answer a
+// refresh without the framework's decode and walk of the whole state (server.go).
 func refreshScalars(ctx context.Context, cl clients, st *rayJobModel) (changed, ok bool) {
 	var diags diag.Diagnostics
 	c, ok := connectKube(ctx, cl, st.Cluster, st.Project, st.Location, &diags, func(clusterRef) {})
@@ -231,8 +234,8 @@ func refreshScalars(ctx context.Context, cl clients, st *rayJobModel) (changed, 
 	if err != nil {
 		return false, false
 	}
-	changed, err = refreshJob(ctx, c, st, p)
-	return changed, err == nil
+	changed, spec, err := refreshJob(ctx, c, st, p)
+	return changed, err == nil && !spec
 }
 
 // Update only ever sees wait_for, resubmit_when_deleted and timeouts change: everything else replaces the job.
