@@ -93,9 +93,13 @@ type scalarField struct {
 	index []int
 }
 
-var scalarFields struct {
+// fieldLayout is a model type's tagged fields, worked out once per type: the scalar ones and the pointers to nested
+// models.
+type fieldLayout struct{ scalars, nested []scalarField }
+
+var layouts struct {
 	sync.Mutex
-	of map[reflect.Type][]scalarField
+	of map[reflect.Type]fieldLayout
 }
 
 var scalarTypes = map[reflect.Type]bool{
@@ -103,49 +107,33 @@ var scalarTypes = map[reflect.Type]bool{
 	reflect.TypeFor[types.Map](): true, reflect.TypeFor[types.List](): true,
 }
 
-var nestedFields struct {
-	sync.Mutex
-	of map[reflect.Type][]scalarField
-}
-
-// nestedFieldsOf are the tagged fields of t that point to a nested model.
-func nestedFieldsOf(t reflect.Type) []scalarField {
-	nestedFields.Lock()
-	defer nestedFields.Unlock()
-	if fs, ok := nestedFields.of[t]; ok {
-		return fs
+func layoutOf(t reflect.Type) fieldLayout {
+	layouts.Lock()
+	defer layouts.Unlock()
+	if l, ok := layouts.of[t]; ok {
+		return l
 	}
-	if nestedFields.of == nil {
-		nestedFields.of = map[reflect.Type][]scalarField{}
+	if layouts.of == nil {
+		layouts.of = map[reflect.Type]fieldLayout{}
 	}
-	var fs []scalarField
+	var l fieldLayout
 	for _, f := range reflect.VisibleFields(t) {
-		if tag := f.Tag.Get("tfsdk"); tag != "" && tag != "-" && f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct {
-			fs = append(fs, scalarField{name: tag, index: f.Index})
+		tag := f.Tag.Get("tfsdk")
+		switch {
+		case tag == "" || tag == "-":
+		case scalarTypes[f.Type]:
+			l.scalars = append(l.scalars, scalarField{name: tag, index: f.Index})
+		case f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct:
+			l.nested = append(l.nested, scalarField{name: tag, index: f.Index})
 		}
 	}
-	nestedFields.of[t] = fs
-	return fs
+	layouts.of[t] = l
+	return l
 }
 
-func scalarFieldsOf(t reflect.Type) []scalarField {
-	scalarFields.Lock()
-	defer scalarFields.Unlock()
-	if fs, ok := scalarFields.of[t]; ok {
-		return fs
-	}
-	if scalarFields.of == nil {
-		scalarFields.of = map[reflect.Type][]scalarField{}
-	}
-	var fs []scalarField
-	for _, f := range reflect.VisibleFields(t) {
-		if tag := f.Tag.Get("tfsdk"); tag != "" && tag != "-" && scalarTypes[f.Type] {
-			fs = append(fs, scalarField{name: tag, index: f.Index})
-		}
-	}
-	scalarFields.of[t] = fs
-	return fs
-}
+func scalarFieldsOf(t reflect.Type) []scalarField { return layoutOf(t).scalars }
+
+func nestedFieldsOf(t reflect.Type) []scalarField { return layoutOf(t).nested }
 
 // attrType is the framework type of a scalar or a map of scalars; nil for anything else.
 func attrType(t tftypes.Type) attr.Type {

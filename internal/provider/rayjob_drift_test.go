@@ -63,7 +63,9 @@ func TestReadSpec(t *testing.T) {
 			want: func(m *rayJobModel) { m.TPUWorkers.GroupName = str("other") }},
 		{name: "worker topology selector", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.NodeSelector[tpuTopologyLabel] = "2x4" },
 			want: func(m *rayJobModel) { m.TPUWorkers.Topology = str("2x4") }},
-		{name: "worker accelerator selector", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.NodeSelector[tpuAcceleratorLabel] = "tpu-v5-lite-podslice" },
+		{name: "worker accelerator selector", patch: func(j *rayv1.RayJob) {
+			worker(j).Template.Spec.NodeSelector[tpuAcceleratorLabel] = "tpu-v5-lite-podslice"
+		},
 			want: func(m *rayJobModel) { m.TPUWorkers.Accelerator = str("tpu-v5-lite-podslice") }},
 		{name: "queued toleration removed", patch: func(j *rayv1.RayJob) {
 			worker(j).Template.Spec.Tolerations = worker(j).Template.Spec.Tolerations[:1]
@@ -76,11 +78,17 @@ func TestReadSpec(t *testing.T) {
 			}},
 		{name: "env", patch: func(j *rayv1.RayJob) {
 			head(j).Containers[0].Env = []corev1.EnvVar{{Name: "A", Value: "b"}}
-		}, want: func(m *rayJobModel) { m.Env = types.MapValueMust(types.StringType, map[string]attr.Value{"A": str("b")}) }},
+		}, want: func(m *rayJobModel) {
+			m.Env = types.MapValueMust(types.StringType, map[string]attr.Value{"A": str("b")})
+		}},
 		{name: "label added", patch: func(j *rayv1.RayJob) { j.Labels["team"] = "b" },
-			want: func(m *rayJobModel) { m.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": str("b")}) }},
+			want: func(m *rayJobModel) {
+				m.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": str("b")})
+			}},
 		{name: "annotation added", patch: func(j *rayv1.RayJob) { j.Annotations["note"] = "x" },
-			want: func(m *rayJobModel) { m.Annotations = types.MapValueMust(types.StringType, map[string]attr.Value{"note": str("x")}) }},
+			want: func(m *rayJobModel) {
+				m.Annotations = types.MapValueMust(types.StringType, map[string]attr.Value{"note": str("x")})
+			}},
 		{name: "queue label", patch: func(j *rayv1.RayJob) { j.Labels[queueNameLabel] = "other-queue" },
 			want: func(m *rayJobModel) { m.Queue = str("other-queue") }},
 		{name: "elastic annotation removed", patch: func(j *rayv1.RayJob) { delete(j.Annotations, elasticJobAnnotation) },
