@@ -16,8 +16,9 @@ import (
 // Generate the docs from the schema, templates/ and examples/ (see GNUmakefile's generate target).
 //go:generate sh -c "cd tools && go tool tfplugindocs generate --provider-dir .. --provider-name dwsfallback"
 
-// version is set by goreleaser through ldflags.
-var version = "dev"
+// version is this source's release: the top entry of CHANGELOG.md (main_test.go checks), which the release tag
+// v<version> names. goreleaser sets it from the tag through ldflags.
+var version = "0.2.0"
 
 func main() {
 	var debug bool
