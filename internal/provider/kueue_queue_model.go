@@ -330,21 +330,27 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 	for _, g := range spec.ResourceGroups {
 		for _, fq := range g.Flavors {
 			rf := o.flavors[string(fq.Name)]
-			if rf == nil {
-				// Deleted out of band (or held terminating by Kueue): the flavor keeps its place in the list, so the
-				// plan shows that one flavor being made again rather than every later flavor shifting up.
-				m.Flavors = append(m.Flavors, flavorModel{Name: types.StringValue(string(fq.Name)), NodeLabels: types.MapNull(types.StringType),
-					Quotas: types.MapNull(types.StringType), BorrowingLimits: types.MapNull(types.StringType), LendingLimits: types.MapNull(types.StringType)})
-				continue
-			}
 			was := priorFlavors[string(fq.Name)]
 			if was.Quotas.IsNull() || len(was.Quotas.Elements()) == 0 {
 				was.Quotas = mapValue(recorded[string(fq.Name)])
 			}
-			f := flavorModel{Name: types.StringValue(string(fq.Name)), Quotas: quantityMap(fq.Resources, was.Quotas), NodeLabels: mapValue(rf.Spec.NodeLabels)}
+			// The quotas live in the ClusterQueue, so they are read even when the ResourceFlavor is gone: an import
+			// of such a queue generates a configuration that validates.
+			f := flavorModel{Name: types.StringValue(string(fq.Name)), Quotas: quantityMap(fq.Resources, was.Quotas)}
 			f.BorrowingLimits, f.LendingLimits = limitMaps(fq.Resources, was)
-			if f.NodeLabels.IsNull() && !was.NodeLabels.IsNull() && len(was.NodeLabels.Elements()) == 0 {
-				f.NodeLabels = was.NodeLabels
+			switch {
+			case rf == nil && was.NodeLabels.IsNull():
+				// Deleted out of band (or held terminating by Kueue): the flavor keeps its place in the list, and
+				// its node labels read as what the configuration does not say (an empty map where it has none), so
+				// the plan shows that one flavor being made again rather than every later flavor shifting up.
+				f.NodeLabels = types.MapValueMust(types.StringType, map[string]attr.Value{})
+			case rf == nil:
+				f.NodeLabels = types.MapNull(types.StringType)
+			default:
+				f.NodeLabels = mapValue(rf.Spec.NodeLabels)
+				if f.NodeLabels.IsNull() && !was.NodeLabels.IsNull() && len(was.NodeLabels.Elements()) == 0 {
+					f.NodeLabels = was.NodeLabels
+				}
 			}
 			f.Provisioning = flattenProvisioning(o, checkOf[string(fq.Name)])
 			m.Flavors = append(m.Flavors, f)

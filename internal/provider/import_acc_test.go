@@ -1,0 +1,115 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
+)
+
+// TestAccImport_generatedConfig is import as a contract, the way a team adopts what it made by hand: the tutorial's
+// pools (gcloud), queue and job (kubectl) are imported with `import {}` blocks and `terraform plan
+// -generate-config-out`; the generated file validates, the plan shows only the imports, and after the apply the plan
+// is empty. Then a queue whose ResourceFlavor was deleted: the quotas live in the ClusterQueue, so the generated
+// configuration carries them and validates (their being null failed validation before), and the plan, which imports
+// what is there, says the flavor is being deleted; the apply after it makes the flavor again.
+func TestAccImport_generatedConfig(t *testing.T) {
+	requireStack(t)
+	ref := createTestCluster(t, "acc-import")
+	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
+	for _, cmd := range testutil.TutorialPools("acc-import", "on-demand-pool", "dws-pool") {
+		g.Run(cmd...)
+	}
+	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "imp"), "apply", "-f", "-")
+	kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "imp", "JOB_ID", "1"), "apply", "-f", "-")
+	t.Cleanup(func() { kubectl(t, "", "delete", "rayjob", "imp-rayjob-1", "--ignore-not-found", "--wait=false") })
+
+	imports := fmt.Sprintf(`
+provider "dwsfallback" {}
+
+import {
+  to = dwsfallback_cluster.c
+  id = %[1]q
+}
+import {
+  to = dwsfallback_tpu_pool_pair.v6e
+  id = "%[1]s/nodePools/on-demand-pool,dws-pool"
+}
+import {
+  to = dwsfallback_kueue_queue.q
+  id = "%[1]s/clusterQueues/imp-cluster-queue"
+}
+import {
+  to = dwsfallback_rayjob.job1
+  id = "%[1]s/namespaces/default/rayJobs/imp-rayjob-1"
+}
+`, ref.String())
+	tf := newTFRun(t, imports)
+	tf.generate()
+	t.Log("validate")
+	tf.mustRun("validate")
+	t.Log("plan")
+	out, code := tf.planExit()
+	if code != 2 || !strings.Contains(out, "Plan: 4 to import, 0 to add, 0 to change, 0 to destroy.") {
+		t.Fatalf("the plan after generating the configuration should show the 4 imports only (exit %d):\n%s", code, out)
+	}
+	t.Log("apply")
+	tf.mustRun("apply", "-auto-approve", "-input=false")
+	tf.expectEmptyPlan()
+
+	// A queue whose ResourceFlavor was deleted by hand.
+	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "imp2"), "apply", "-f", "-")
+	kubectl(t, "", "delete", "resourceflavor", "imp2-on-demand", "--wait=false") // Kueue holds it terminating while the queue uses it
+	tf2 := newTFRun(t, fmt.Sprintf(`
+provider "dwsfallback" {}
+
+import {
+  to = dwsfallback_kueue_queue.q
+  id = "%s/clusterQueues/imp2-cluster-queue"
+}
+`, ref.String()))
+	tf2.generate()
+	tf2.mustRun("validate")
+	out, code = tf2.planExit()
+	if code != 2 || !strings.Contains(out, "Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.") ||
+		!strings.Contains(out, "ResourceFlavor imp2-on-demand") {
+		t.Fatalf("the plan should import the queue and warn that its flavor is being deleted (exit %d):\n%s", code, out)
+	}
+	tf2.mustRun("apply", "-auto-approve", "-input=false")
+	// Now in state, the missing flavor is drift like any other: the next apply makes it again.
+	if out, code := tf2.planExit(); code != 2 || !strings.Contains(out, "1 to change") {
+		t.Fatalf("after the import, the plan should make the deleted flavor again (exit %d):\n%s", code, out)
+	}
+	tf2.mustRun("apply", "-auto-approve", "-input=false")
+	tf2.expectEmptyPlan()
+	kubectl(t, "", "get", "resourceflavor", "imp2-on-demand")
+}
+
+// generate writes generated.tf with `terraform plan -generate-config-out` and fails on anything but success.
+func (r *tfRun) generate() {
+	r.t.Helper()
+	r.mustRun("plan", "-input=false", "-generate-config-out=generated.tf")
+	b, err := os.ReadFile(filepath.Join(r.dir, "generated.tf"))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Logf("generated.tf:\n%s", b)
+}
+
+// planExit runs plan -detailed-exitcode and returns its output and exit code (0 empty, 1 error, 2 changes).
+func (r *tfRun) planExit() (string, int) {
+	r.t.Helper()
+	cmd := r.command("plan", "-input=false", "-detailed-exitcode")
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if err != nil {
+		code = 1
+		if ee, ok := err.(interface{ ExitCode() int }); ok {
+			code = ee.ExitCode()
+		}
+	}
+	return string(out), code
+}
