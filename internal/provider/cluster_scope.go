@@ -67,10 +67,7 @@ func sameClusterModifier(what string) planmodifier.String {
 // suffix or kubeID leaves the id to the resource. A cluster whose resolved project or location moved (a new provider
 // default) is another cluster, and replaces the resource.
 func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, suffix, kubeID string) {
-	var cluster, project, location types.String
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("cluster"), &cluster)...)
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("project"), &project)...)
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("location"), &location)...)
+	cluster := rootString(req.Plan.Raw, "cluster")
 	if resp.Diagnostics.HasError() || cluster.IsUnknown() {
 		return
 	}
@@ -82,9 +79,7 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 		}
 		// Nothing to resolve with a kubernetes block; what the configuration sets stays as it is.
 		for _, a := range []string{"project", "location"} {
-			var v types.String
-			resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(a), &v)...)
-			if v.IsNull() {
+			if rootString(req.Config.Raw, a).IsNull() {
 				resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, a, types.StringNull())...)
 			}
 		}
@@ -94,9 +89,7 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 		return
 	}
 	// A project or location carried over from state is not the configuration's word: resolve from the config.
-	var cfgProject, cfgLocation types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("project"), &cfgProject)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("location"), &cfgLocation)...)
+	cfgProject, cfgLocation := rootString(req.Config.Raw, "project"), rootString(req.Config.Raw, "location")
 	if cfgProject.IsUnknown() || cfgLocation.IsUnknown() {
 		return
 	}
@@ -111,9 +104,7 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "id", types.StringValue(ref.String()+"/"+suffix))...)
 	}
 	if !req.State.Raw.IsNull() {
-		var was, wasLocation types.String
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("project"), &was)...)
-		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("location"), &wasLocation)...)
+		was, wasLocation := rootString(req.State.Raw, "project"), rootString(req.State.Raw, "location")
 		// The objects belong to another cluster now. Terraform honours a replacement only on an attribute whose
 		// value changes in the plan, which cluster need not (a bare name under a new provider default): so it is
 		// asked on project or location, whichever moved.

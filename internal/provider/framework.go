@@ -216,3 +216,41 @@ func setPlanRoot(ctx context.Context, plan *tfsdk.Plan, name string, v attr.Valu
 	}
 	return plan.SetAttribute(ctx, path.Root(name), v)
 }
+
+// rootString reads a top-level string attribute of a plan, configuration or state as GetAttribute would (null for a
+// null object), without the framework's walk of the schema: ModifyPlan reads several for each of N jobs.
+func rootString(raw tftypes.Value, name string) types.String {
+	v, ok := rootValue(raw, name)
+	switch {
+	case !ok || v.IsNull():
+		return types.StringNull()
+	case !v.IsKnown():
+		return types.StringUnknown()
+	}
+	var s string
+	_ = v.As(&s)
+	return types.StringValue(s)
+}
+
+// rootBool is rootString for a bool.
+func rootBool(raw tftypes.Value, name string) types.Bool {
+	v, ok := rootValue(raw, name)
+	switch {
+	case !ok || v.IsNull():
+		return types.BoolNull()
+	case !v.IsKnown():
+		return types.BoolUnknown()
+	}
+	var b bool
+	_ = v.As(&b)
+	return types.BoolValue(b)
+}
+
+func rootValue(raw tftypes.Value, name string) (tftypes.Value, bool) {
+	if raw.IsNull() || !raw.IsKnown() {
+		return tftypes.Value{}, false
+	}
+	got, err := raw.ApplyTerraform5AttributePathStep(tftypes.AttributeName(name))
+	v, ok := got.(tftypes.Value)
+	return v, err == nil && ok
+}

@@ -49,7 +49,9 @@ func readSpec(st *rayJobModel, job *rayv1.RayJob) bool {
 
 	ws, js := want.Spec, job.Spec
 	take(ws.Entrypoint != js.Entrypoint, func() { st.Entrypoint = types.StringValue(js.Entrypoint) })
-	take(!slices.Equal(pipOf(ws.RuntimeEnvYAML), pipOf(js.RuntimeEnvYAML)), func() { st.RuntimeEnv = runtimeEnvOf(js.RuntimeEnvYAML) })
+	take(ws.RuntimeEnvYAML != js.RuntimeEnvYAML && !slices.Equal(pipOf(ws.RuntimeEnvYAML), pipOf(js.RuntimeEnvYAML)), func() {
+		st.RuntimeEnv = runtimeEnvOf(js.RuntimeEnvYAML)
+	})
 	take(ws.ShutdownAfterJobFinishes != js.ShutdownAfterJobFinishes, func() {
 		st.ShutdownAfterJobFinishes = types.BoolValue(js.ShutdownAfterJobFinishes)
 	})

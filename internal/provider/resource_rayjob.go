@@ -344,9 +344,15 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
+	// A plan with nothing unknown (every unchanged job's) decodes without the framework's reflection.
 	var m rayJobModel
-	u, diags := knownPlan(ctx, req.Plan, &m)
-	resp.Diagnostics.Append(diags...)
+	var u unknowns
+	if !req.Plan.Raw.IsFullyKnown() || !fillScalars(ctx, req.Plan.Raw, &m) {
+		var diags diag.Diagnostics
+		m = rayJobModel{}
+		u, diags = knownPlan(ctx, req.Plan, &m)
+		resp.Diagnostics.Append(diags...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -368,10 +374,7 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		set("num_of_hosts", types.Int64Value(1))
 	}
 	// Defaults fill only what the configuration leaves out: a value configured but not known yet stays unknown.
-	var cfgFiles types.String
-	var cfgAutoscaling types.Bool
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("files_config_map"), &cfgFiles)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("enable_in_tree_autoscaling"), &cfgAutoscaling)...)
+	cfgFiles, cfgAutoscaling := rootString(req.Config.Raw, "files_config_map"), rootBool(req.Config.Raw, "enable_in_tree_autoscaling")
 	if u.at("files_config_map") && !u.at("name") && cfgFiles.IsNull() {
 		set("files_config_map", types.StringValue(m.Name.ValueString()+"-files"))
 	}
