@@ -220,30 +220,25 @@ func setPlanRoot(ctx context.Context, plan *tfsdk.Plan, name string, v attr.Valu
 // rootString reads a top-level string attribute of a plan, configuration or state as GetAttribute would (null for a
 // null object), without the framework's walk of the schema: ModifyPlan reads several for each of N jobs.
 func rootString(raw tftypes.Value, name string) types.String {
-	v, ok := rootValue(raw, name)
-	switch {
-	case !ok || v.IsNull():
-		return types.StringNull()
-	case !v.IsKnown():
-		return types.StringUnknown()
-	}
-	var s string
-	_ = v.As(&s)
-	return types.StringValue(s)
+	return rootAttr(raw, name, types.StringNull(), types.StringUnknown(), types.StringValue)
 }
 
 // rootBool is rootString for a bool.
 func rootBool(raw tftypes.Value, name string) types.Bool {
+	return rootAttr(raw, name, types.BoolNull(), types.BoolUnknown(), types.BoolValue)
+}
+
+func rootAttr[T any, V any](raw tftypes.Value, name string, null, unknown V, known func(T) V) V {
 	v, ok := rootValue(raw, name)
 	switch {
 	case !ok || v.IsNull():
-		return types.BoolNull()
+		return null
 	case !v.IsKnown():
-		return types.BoolUnknown()
+		return unknown
 	}
-	var b bool
-	_ = v.As(&b)
-	return types.BoolValue(b)
+	var x T
+	_ = v.As(&x)
+	return known(x)
 }
 
 func rootValue(raw tftypes.Value, name string) (tftypes.Value, bool) {

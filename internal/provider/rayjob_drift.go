@@ -124,34 +124,43 @@ func readWorkers(st *rayJobModel, want, job *rayv1.RayJob, take func(bool, func(
 	}
 	same := func(a, b *int32) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 	sel := g.Template.Spec.NodeSelector
-	cpuSame := sameQuantity(wc.Resources, c.Resources, corev1.ResourceCPU)
-	memSame := sameQuantity(wc.Resources, c.Resources, corev1.ResourceMemory)
-	if w := st.TPUWorkers; w != nil {
-		chips := c.Resources.Limits[tpuResource]
-		take(g.GroupName != wg.GroupName, func() { w.GroupName = types.StringValue(g.GroupName) })
+	// What both kinds of worker group share; each kind adds its accelerator below.
+	var common struct {
+		group, cpu, memory    *types.String
+		replicas, minR, maxR  *types.Int64
+		accelerator, selector string
+		count                 *types.Int64
+	}
+	switch {
+	case st.TPUWorkers != nil:
+		w := st.TPUWorkers
+		common.group, common.cpu, common.memory = &w.GroupName, &w.CPU, &w.Memory
+		common.replicas, common.minR, common.maxR = &w.Replicas, &w.MinReplicas, &w.MaxReplicas
+		common.accelerator, common.selector, common.count = tpuResource, tpuAcceleratorLabel, &w.ChipsPerNode
 		take(sel[tpuAcceleratorLabel] != w.Accelerator.ValueString(), func() { w.Accelerator = types.StringValue(sel[tpuAcceleratorLabel]) })
 		take(sel[tpuTopologyLabel] != w.Topology.ValueString(), func() { w.Topology = types.StringValue(sel[tpuTopologyLabel]) })
-		take(chips.Value() != w.ChipsPerNode.ValueInt64() || !sameQuantity(wc.Resources, c.Resources, tpuResource), func() {
-			w.ChipsPerNode = types.Int64Value(chips.Value())
-		})
-		take(!same(g.Replicas, wg.Replicas), func() { w.Replicas = i64(g.Replicas) })
-		take(!same(g.MinReplicas, wg.MinReplicas), func() { w.MinReplicas = i64(g.MinReplicas) })
-		take(!same(g.MaxReplicas, wg.MaxReplicas), func() { w.MaxReplicas = i64(g.MaxReplicas) })
-		take(!cpuSame, func() { w.CPU = driftedQuantity(wc.Resources, c.Resources, corev1.ResourceCPU) })
-		take(!memSame, func() { w.Memory = driftedQuantity(wc.Resources, c.Resources, corev1.ResourceMemory) })
-	}
-	if w := st.GPUWorkers; w != nil {
-		gpus := c.Resources.Limits[gpuResource]
-		take(g.GroupName != wg.GroupName, func() { w.GroupName = types.StringValue(g.GroupName) })
+	case st.GPUWorkers != nil:
+		w := st.GPUWorkers
+		common.group, common.cpu, common.memory = &w.GroupName, &w.CPU, &w.Memory
+		common.replicas, common.minR, common.maxR = &w.Replicas, &w.MinReplicas, &w.MaxReplicas
+		common.accelerator, common.selector, common.count = gpuResource, gpuAcceleratorLabel, &w.GPUs
 		take(sel[gpuAcceleratorLabel] != w.Accelerator.ValueString(), func() { w.Accelerator = types.StringValue(sel[gpuAcceleratorLabel]) })
-		take(gpus.Value() != w.GPUs.ValueInt64() || !sameQuantity(wc.Resources, c.Resources, gpuResource), func() {
-			w.GPUs = types.Int64Value(gpus.Value())
+	}
+	if common.group != nil {
+		n := c.Resources.Limits[corev1.ResourceName(common.accelerator)]
+		take(g.GroupName != wg.GroupName, func() { *common.group = types.StringValue(g.GroupName) })
+		take(n.Value() != common.count.ValueInt64() || !sameQuantity(wc.Resources, c.Resources, corev1.ResourceName(common.accelerator)), func() {
+			*common.count = types.Int64Value(n.Value())
 		})
-		take(!same(g.Replicas, wg.Replicas), func() { w.Replicas = i64(g.Replicas) })
-		take(!same(g.MinReplicas, wg.MinReplicas), func() { w.MinReplicas = i64(g.MinReplicas) })
-		take(!same(g.MaxReplicas, wg.MaxReplicas), func() { w.MaxReplicas = i64(g.MaxReplicas) })
-		take(!cpuSame, func() { w.CPU = driftedQuantity(wc.Resources, c.Resources, corev1.ResourceCPU) })
-		take(!memSame, func() { w.Memory = driftedQuantity(wc.Resources, c.Resources, corev1.ResourceMemory) })
+		take(!same(g.Replicas, wg.Replicas), func() { *common.replicas = i64(g.Replicas) })
+		take(!same(g.MinReplicas, wg.MinReplicas), func() { *common.minR = i64(g.MinReplicas) })
+		take(!same(g.MaxReplicas, wg.MaxReplicas), func() { *common.maxR = i64(g.MaxReplicas) })
+		take(!sameQuantity(wc.Resources, c.Resources, corev1.ResourceCPU), func() {
+			*common.cpu = driftedQuantity(wc.Resources, c.Resources, corev1.ResourceCPU)
+		})
+		take(!sameQuantity(wc.Resources, c.Resources, corev1.ResourceMemory), func() {
+			*common.memory = driftedQuantity(wc.Resources, c.Resources, corev1.ResourceMemory)
+		})
 	}
 	take(!maps.Equal(envMap(wc.Env), envMap(c.Env)) && maps.Equal(envMap(wc.Env), stringMap(st.Env)), func() {
 		st.Env = mapValue(envMap(c.Env))

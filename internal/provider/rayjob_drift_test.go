@@ -150,3 +150,29 @@ func TestReadSpec(t *testing.T) {
 		})
 	}
 }
+
+// TestReadSpecGPU: the GPU worker group's fields are read back as the TPU group's are.
+func TestReadSpecGPU(t *testing.T) {
+	gpuJob := func() *rayJobModel {
+		m := tutorialJob()
+		m.TPUWorkers, m.GPUWorkers = nil, &gpuWorkersModel{GroupName: types.StringValue("gpu-group"), Accelerator: types.StringValue("nvidia-h100-80gb"),
+			GPUs: types.Int64Value(8), Replicas: types.Int64Value(1), MinReplicas: types.Int64Value(1), MaxReplicas: types.Int64Value(1),
+			CPU: types.StringValue("8"), Memory: types.StringValue("64Gi")}
+		return m
+	}
+	job, err := expandRayJob(gpuJob())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &job.Spec.RayClusterSpec.WorkerGroupSpecs[0]
+	two := int32(2)
+	g.Replicas = &two
+	g.Template.Spec.NodeSelector[gpuAcceleratorLabel] = "nvidia-l4"
+	got := gpuJob()
+	if !readSpec(got, job) {
+		t.Fatal("readSpec saw no change")
+	}
+	if got.GPUWorkers.Replicas.ValueInt64() != 2 || got.GPUWorkers.Accelerator.ValueString() != "nvidia-l4" || got.GPUWorkers.GPUs.ValueInt64() != 8 {
+		t.Errorf("gpu_workers after Read = %+v, want replicas 2 and accelerator nvidia-l4, gpus still 8", *got.GPUWorkers)
+	}
+}
