@@ -65,18 +65,21 @@ func (a *auditCounter) counts() (map[string]int, int) {
 }
 
 // usage samples /proc while fn runs and returns the highest VmHWM (peak RSS) seen and the CPU time used by the
-// processes whose command name is one of names (summed over processes of one name), and fn's error.
+// processes whose command name is one of names (summed over processes of one name), and fn's error. Only this
+// process's descendants count: a process's CPU ticks are its whole life's, so a same-named process of another run (the
+// kernel cuts names at 15 characters, "terraform-provi") once added minutes of someone else's CPU to a 1.7 s plan.
 func usage(names []string, fn func() error) (map[string]int64, map[string]time.Duration, error) {
 	peaks := map[string]int64{}
 	ticks := map[int]int64{} // last CPU ticks seen per pid
 	owner := map[int]string{}
+	ours := map[int]bool{} // whether a pid descends from this process, decided when first seen
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for {
-			sampleProcs(names, peaks, ticks, owner)
+			sampleProcs(names, peaks, ticks, owner, ours)
 			select {
 			case <-done:
 				return
@@ -94,7 +97,7 @@ func usage(names []string, fn func() error) (map[string]int64, map[string]time.D
 	return peaks, cpu, err
 }
 
-func sampleProcs(names []string, peaks map[string]int64, ticks map[int]int64, owner map[int]string) {
+func sampleProcs(names []string, peaks map[string]int64, ticks map[int]int64, owner map[int]string, ours map[int]bool) {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		comm, err := os.ReadFile(filepath.Join(d, "comm"))
@@ -107,6 +110,12 @@ func sampleProcs(names []string, peaks map[string]int64, ticks map[int]int64, ow
 				continue
 			}
 			pid, _ := strconv.Atoi(filepath.Base(d))
+			if _, seen := ours[pid]; !seen {
+				ours[pid] = descendsFrom(pid, os.Getpid())
+			}
+			if !ours[pid] {
+				continue
+			}
 			status, _ := os.ReadFile(filepath.Join(d, "status"))
 			for _, line := range strings.Split(string(status), "\n") {
 				if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
@@ -127,6 +136,26 @@ func sampleProcs(names []string, peaks map[string]int64, ticks map[int]int64, ow
 			}
 		}
 	}
+}
+
+// descendsFrom reports whether pid is a descendant of ancestor, following parent pids in /proc.
+func descendsFrom(pid, ancestor int) bool {
+	for pid > 1 {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false
+		}
+		i := bytes.LastIndexByte(stat, ')')
+		f := strings.Fields(string(stat[i+1:]))
+		if i < 0 || len(f) < 2 {
+			return false
+		}
+		pid, _ = strconv.Atoi(f[1]) // state, then ppid
+		if pid == ancestor {
+			return true
+		}
+	}
+	return false
 }
 
 // rawCodec passes protobuf bytes through, so GetProviderSchema can be called without the tfplugin6 stubs (which
