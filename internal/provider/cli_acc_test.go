@@ -51,10 +51,16 @@ type tfRun struct {
 
 func newTFRun(t *testing.T, config string, env ...string) *tfRun {
 	t.Helper()
+	return newTFRunWith(t, providerBinary(t), config, env...)
+}
+
+// newTFRunWith is newTFRun with the provider binary of plugins, a folder (an earlier release, for upgrades).
+func newTFRunWith(t *testing.T, plugins, config string, env ...string) *tfRun {
+	t.Helper()
 	dir := t.TempDir()
 	rc := filepath.Join(dir, "dev.tfrc")
 	overrides := `provider_installation {
-  dev_overrides { "registry.terraform.io/dwsfallback/dwsfallback" = "` + providerBinary(t) + `" }
+  dev_overrides { "registry.terraform.io/dwsfallback/dwsfallback" = "` + plugins + `" }
   direct {}
 }
 `

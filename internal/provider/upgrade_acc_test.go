@@ -1,0 +1,179 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// upgradeFixtures are states written by released versions of the provider, each in testdata/upgrade/<version> beside
+// the configuration it applied. A release adds one (see writeUpgradeFixture).
+var upgradeFixtures = []struct {
+	version string
+	commit  string // what the fixture was written with
+	// announced are the in-place changes the CHANGELOG tells users of this version to expect on their first plan,
+	// as "address: attribute". None so far.
+	announced []string
+}{
+	{version: "0.1.0", commit: "1ef13a5"},
+}
+
+// TestAccUpgrade_stateFixtures is an upgrade as users make it: state written by an earlier release, then today's
+// provider upgrades, refreshes and plans it through Terraform. No error, no replacement, and no in-place change the
+// CHANGELOG does not announce. The objects are made from the fixture's configuration by today's provider, then the
+// state is swapped for the fixture's (its volatile values taken from the objects made).
+//
+// DWSFALLBACK_UPGRADE_FROM=<folder with that release's provider binary> writes the fixture instead: that release
+// applies the configuration and its state is kept, and the check runs on the objects it made.
+func TestAccUpgrade_stateFixtures(t *testing.T) {
+	requireStack(t)
+	for _, f := range upgradeFixtures {
+		t.Run(f.version, func(t *testing.T) {
+			dir := filepath.Join("testdata", "upgrade", f.version)
+			config, err := os.ReadFile(filepath.Join(dir, "main.tf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fixture := filepath.Join(dir, "terraform.tfstate")
+			var tf *tfRun
+			if old := os.Getenv("DWSFALLBACK_UPGRADE_FROM"); old != "" {
+				tf = writeUpgradeFixture(t, old, string(config), fixture)
+			} else {
+				tf = newTFRun(t, string(config))
+				t.Cleanup(func() { tf.run("destroy", "-auto-approve", "-input=false") })
+				tf.mustRun("apply", "-auto-approve", "-input=false")
+				plantFixture(t, tf, fixture)
+			}
+			tf.mustRun("plan", "-input=false", "-out=upgrade.tfplan")
+			var plan struct {
+				ResourceChanges []struct {
+					Address string `json:"address"`
+					Type    string `json:"type"`
+					Change  struct {
+						Actions      []string       `json:"actions"`
+						Before       map[string]any `json:"before"`
+						After        map[string]any `json:"after"`
+						AfterUnknown map[string]any `json:"after_unknown"`
+					} `json:"change"`
+				} `json:"resource_changes"`
+			}
+			if err := json.Unmarshal([]byte(tf.mustRun("show", "-json", "upgrade.tfplan")), &plan); err != nil {
+				t.Fatal(err)
+			}
+			var unexpected []string
+			for _, rc := range plan.ResourceChanges {
+				switch {
+				case slices.Equal(rc.Change.Actions, []string{"no-op"}), slices.Equal(rc.Change.Actions, []string{"read"}):
+				case slices.Equal(rc.Change.Actions, []string{"update"}):
+					for _, a := range changedAttributes(rc.Change.Before, rc.Change.After, rc.Change.AfterUnknown) {
+						if c := rc.Address + ": " + a; !slices.Contains(f.announced, c) {
+							unexpected = append(unexpected, c)
+						}
+					}
+				default:
+					unexpected = append(unexpected, fmt.Sprintf("%s: %v", rc.Address, rc.Change.Actions))
+				}
+			}
+			if len(unexpected) > 0 {
+				t.Fatalf("the first plan after upgrading from %s changes what the CHANGELOG does not announce:\n%s\n\n%s",
+					f.version, strings.Join(unexpected, "\n"), tf.mustRun("show", "upgrade.tfplan"))
+			}
+			tf.mustRun("apply", "-auto-approve", "-input=false", "upgrade.tfplan")
+			tf.expectEmptyPlan()
+		})
+	}
+}
+
+// writeUpgradeFixture applies config with the provider in the folder old (an earlier release) and keeps its state,
+// without the run's own bookkeeping (lineage, serial, Terraform's version).
+func writeUpgradeFixture(t *testing.T, old, config, fixture string) *tfRun {
+	t.Helper()
+	prev := newTFRunWith(t, old, config)
+	t.Cleanup(func() { prev.run("destroy", "-auto-approve", "-input=false") })
+	prev.mustRun("apply", "-auto-approve", "-input=false")
+	st := readState(t, prev.dir)
+	st["lineage"], st["serial"], st["terraform_version"] = "fixture", 1, "fixture"
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fixture, append(b, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Today's provider takes over the working folder, as an upgrade does.
+	tf := newTFRun(t, config)
+	tf.dir = prev.dir
+	return tf
+}
+
+// plantFixture replaces the state of tf with the fixture's, keeping this run's lineage and a higher serial, so that
+// Terraform reads it as the next state of this working folder.
+func plantFixture(t *testing.T, tf *tfRun, fixture string) {
+	t.Helper()
+	live := readState(t, tf.dir)
+	b, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := resourcesOf(live), resourcesOf(st); !slices.Equal(a, b) {
+		t.Fatalf("the configuration made %v, the fixture holds %v", a, b)
+	}
+	st["lineage"], st["terraform_version"] = live["lineage"], live["terraform_version"]
+	st["serial"] = live["serial"].(float64) + 1
+	out, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tf.dir, "terraform.tfstate"), out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// resourcesOf lists a state's resource instances by address.
+func resourcesOf(st map[string]any) []string {
+	var out []string
+	for _, r := range st["resources"].([]any) {
+		r := r.(map[string]any)
+		for range r["instances"].([]any) {
+			out = append(out, fmt.Sprintf("%s.%s.%s", r["mode"], r["type"], r["name"]))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func readState(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// changedAttributes names the top-level attributes an update changes, or makes unknown.
+func changedAttributes(before, after, unknown map[string]any) []string {
+	var out []string
+	for k, b := range before {
+		ab, _ := json.Marshal(after[k])
+		bb, _ := json.Marshal(b)
+		if string(ab) != string(bb) || unknown[k] != nil && unknown[k] != false {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
