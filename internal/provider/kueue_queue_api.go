@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -133,16 +135,24 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 	}
 	for _, f := range m.Flavors {
 		if err := retry(func() error {
-			_, err := api.ResourceFlavors().Apply(ctx, expandResourceFlavor(f), opts)
-			return err
+			ac := expandResourceFlavor(f)
+			live, err := api.ResourceFlavors().Apply(ctx, ac, opts)
+			if err != nil {
+				return err
+			}
+			return dropForeign(ctx, *ac.Name, api.ResourceFlavors().Patch, foreignKeys("nodeLabels", live.Spec.NodeLabels, ac.Spec.NodeLabels))
 		}); err != nil {
 			return wrote, kubeError(c, "ResourceFlavor", f.Name.ValueString(), err)
 		}
 	}
 	for _, ch := range m.checks() {
 		if err := retry(func() error {
-			_, err := api.ProvisioningRequestConfigs().Apply(ctx, expandProvisioningRequestConfig(ch.p), opts)
-			return err
+			ac := expandProvisioningRequestConfig(ch.p)
+			live, err := api.ProvisioningRequestConfigs().Apply(ctx, ac, opts)
+			if err != nil {
+				return err
+			}
+			return dropForeign(ctx, *ac.Name, api.ProvisioningRequestConfigs().Patch, foreignKeys("parameters", live.Spec.Parameters, ac.Spec.Parameters))
 		}); err != nil {
 			return wrote, kubeError(c, "ProvisioningRequestConfig", ch.p.Config.ValueString(), err)
 		}
@@ -158,8 +168,11 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 		return wrote, err
 	}
 	if err := retry(func() error {
-		_, err := api.ClusterQueues().Apply(ctx, cq, opts)
-		return err
+		live, err := api.ClusterQueues().Apply(ctx, cq, opts)
+		if err != nil || live.Spec.CohortName == "" || cq.Spec.CohortName != nil {
+			return err
+		}
+		return dropForeign(ctx, *cq.Name, api.ClusterQueues().Patch, map[string]any{"cohortName": nil})
 	}); err != nil {
 		return wrote, kubeError(c, "ClusterQueue", m.Name.ValueString(), err)
 	}
@@ -179,6 +192,37 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 		return true, err
 	}
 	return true, refuseRedeclared(ctx, c, m, nil, after)
+}
+
+// foreignKeys is a spec patch that removes the keys of the live map field that the applied map leaves out: keys set
+// by another field manager (kubectl patch or edit), since a forced apply of ours removes keys we once set. Nil when
+// there are none.
+func foreignKeys[V any](field string, live, applied map[string]V) map[string]any {
+	gone := map[string]any{}
+	for k := range live {
+		if _, ok := applied[k]; !ok {
+			gone[k] = nil // a merge patch's null removes the key
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	return map[string]any{field: gone}
+}
+
+// dropForeign merge-patches spec of a cluster-scoped object, to remove what another manager set and our
+// configuration leaves out. Server-side apply keeps a field it does not own when the applied configuration omits it,
+// so a setting added by hand, once planned away, would be planned away again after every apply.
+func dropForeign[T any](ctx context.Context, name string, patch func(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (T, error), spec map[string]any) error {
+	if len(spec) == 0 {
+		return nil
+	}
+	body, err := json.Marshal(map[string]any{"spec": spec})
+	if err != nil {
+		return err
+	}
+	_, err = patch(ctx, name, types.MergePatchType, body, metav1.PatchOptions{FieldManager: kube.FieldManager})
+	return err
 }
 
 // waitQueueActive waits until the ClusterQueue and every AdmissionCheck of m report Active, woken by watch events.
