@@ -32,7 +32,9 @@ func NewDefaultServer(version string) func() (tfprotov6.ProviderServer, error) {
 //   - ReadResource of a RayJob whose managed fields did not change (readRayJob);
 //   - UpgradeResourceState of a state of the current schema version.
 //
-// server_diff_test.go runs each against the plain framework server on generated cases and requires equal answers.
+// Each has a differential test that runs it against the plain framework server on generated cases and requires
+// equal answers: server_diff_test.go, read_shortcut_diff_acc_test.go (on the local stack) and
+// upgrade_shortcut_diff_test.go.
 type server struct {
 	tfprotov6.ProviderServer
 	p *dwsProvider
@@ -106,11 +108,15 @@ func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.Upgrad
 	if typ == nil || req.RawState == nil || len(req.RawState.JSON) == 0 || req.Version != s.versions[req.TypeName] {
 		return s.ProviderServer.UpgradeResourceState(ctx, req)
 	}
-	val, err := req.RawState.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{
-		ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
-	})
-	if err != nil {
-		return s.ProviderServer.UpgradeResourceState(ctx, req) // the framework words the error
+	val, ok := valueFromStateJSON(typ, req.RawState.JSON)
+	if !ok {
+		var err error
+		val, err = req.RawState.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{
+			ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
+		})
+		if err != nil {
+			return s.ProviderServer.UpgradeResourceState(ctx, req) // the framework words the error
+		}
 	}
 	dv, err := tfprotov6.NewDynamicValue(typ, val)
 	if err != nil {

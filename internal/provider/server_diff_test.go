@@ -201,7 +201,7 @@ func planAnswer(t *testing.T, typ tftypes.Type, r *tfprotov6.PlanResourceChangeR
 
 // configureForDiff configures both servers alike (default project and location, no credentials: planning needs
 // none) and returns the resource schemas.
-func configureForDiff(t *testing.T, ctx context.Context, servers ...tfprotov6.ProviderServer) map[string]*tfprotov6.Schema {
+func configureForDiff(t testing.TB, ctx context.Context, servers ...tfprotov6.ProviderServer) map[string]*tfprotov6.Schema {
 	t.Helper()
 	var schemas map[string]*tfprotov6.Schema
 	for _, s := range servers {
@@ -220,7 +220,7 @@ func configureForDiff(t *testing.T, ctx context.Context, servers ...tfprotov6.Pr
 }
 
 // planCreate is the framework's plan of creating config: the starting point of each case's prior state.
-func planCreate(t *testing.T, ctx context.Context, s tfprotov6.ProviderServer, typeName string, typ tftypes.Type, config tftypes.Value) tftypes.Value {
+func planCreate(t testing.TB, ctx context.Context, s tfprotov6.ProviderServer, typeName string, typ tftypes.Type, config tftypes.Value) tftypes.Value {
 	t.Helper()
 	null := tftypes.NewValue(typ, nil)
 	resp, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
@@ -242,7 +242,7 @@ func planCreate(t *testing.T, ctx context.Context, s tfprotov6.ProviderServer, t
 	return v
 }
 
-func dynamic(t *testing.T, typ tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
+func dynamic(t testing.TB, typ tftypes.Type, v tftypes.Value) *tfprotov6.DynamicValue {
 	t.Helper()
 	dv, err := tfprotov6.NewDynamicValue(typ, v)
 	if err != nil {
@@ -252,7 +252,7 @@ func dynamic(t *testing.T, typ tftypes.Type, v tftypes.Value) *tfprotov6.Dynamic
 }
 
 // buildValue makes a value of typ from Go values: maps for objects and maps, slices for lists, nil for null.
-func buildValue(t *testing.T, typ tftypes.Type, x any) tftypes.Value {
+func buildValue(t testing.TB, typ tftypes.Type, x any) tftypes.Value {
 	t.Helper()
 	if x == nil {
 		return tftypes.NewValue(typ, nil)
