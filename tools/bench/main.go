@@ -108,6 +108,8 @@ type result struct {
 	ProviderRSS, TerraformRSS             int64
 	ManagedObjects                        int
 	PlanProviderCPU, PlanTerraformCPU     time.Duration
+	// ApplyFloor is the same RayJobs and ConfigMaps made by one kubectl apply, waited for as ours (floor_apply.go).
+	ApplyFloor time.Duration
 	// Floor is Terraform's own cost for the same number of resources carrying the same state: terraform_data.
 	Floor floor
 }
@@ -285,8 +287,12 @@ func (b *bench) measure(dir string, n int) (result, error) {
 	if err = b.measurePluginFloor(&r.Floor, dir+"-echo", dir); err != nil {
 		return r, fmt.Errorf("the plugin floor: %w", err)
 	}
-	log.Printf("N=%d: plan %s (parallelism 100: %s; floor %s, plugin floor %s), no-change apply %s", n, r.Plan, r.PlanParallel,
-		r.Floor.Plan, r.Floor.Plugin, r.NoopApply)
+	// Before the destroy, which takes the LocalQueue the floor's jobs are admitted through.
+	if r.ApplyFloor, err = b.measureApplyFloor(dir+"-apply", n, n < 1000); err != nil {
+		return r, fmt.Errorf("the apply floor: %w", err)
+	}
+	log.Printf("N=%d: create %s (apply floor %s), plan %s (parallelism 100: %s; floor %s, plugin floor %s), no-change apply %s", n,
+		r.Create, r.ApplyFloor, r.Plan, r.PlanParallel, r.Floor.Plan, r.Floor.Plugin, r.NoopApply)
 	if n >= 1000 {
 		// Destroying 1000 RayJobs one foreground deletion at a time takes the local API server most of an hour
 		// on 2 cores (its garbage collector, not the provider); the stack goes with the bench instead.
