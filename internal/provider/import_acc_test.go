@@ -11,9 +11,9 @@ import (
 )
 
 // TestAccImport_generatedConfig is import as a contract, the way a team adopts what it made by hand: the tutorial's
-// pools (gcloud), queue and job (kubectl) are imported with `import {}` blocks and `terraform plan
-// -generate-config-out`; the generated file validates, the plan shows only the imports, and after the apply the plan
-// is empty. Then a queue whose ResourceFlavor was deleted: the quotas live in the ClusterQueue, so the generated
+// pools and the DWS docs' GPU pools (gcloud), queue and job (kubectl) are imported with `import {}` blocks and
+// `terraform plan -generate-config-out`; the generated file validates, the plan shows only the imports, and after
+// the apply the plan is empty. Then a queue whose ResourceFlavor was deleted: the quotas live in the ClusterQueue, so the generated
 // configuration carries them and validates (their being null failed validation before), and the plan, which imports
 // what is there, says the flavor is being deleted; the apply after it makes the flavor again.
 func TestAccImport_generatedConfig(t *testing.T) {
@@ -21,6 +21,9 @@ func TestAccImport_generatedConfig(t *testing.T) {
 	ref := createTestCluster(t, "acc-import")
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	for _, cmd := range testutil.TutorialPools("acc-import", "on-demand-pool", "dws-pool") {
+		g.Run(cmd...)
+	}
+	for _, cmd := range testutil.GPUPools("acc-import", "gpu-od", "gpu-dws", "a3-highgpu-8g", "type=nvidia-h100-80gb,count=8,gpu-driver-version=latest", true) {
 		g.Run(cmd...)
 	}
 	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "imp"), "apply", "-f", "-")
@@ -39,6 +42,10 @@ import {
   id = "%[1]s/nodePools/on-demand-pool,dws-pool"
 }
 import {
+  to = dwsfallback_gpu_pool_pair.h100
+  id = "%[1]s/nodePools/gpu-od,gpu-dws"
+}
+import {
   to = dwsfallback_kueue_queue.q
   id = "%[1]s/clusterQueues/imp-cluster-queue"
 }
@@ -53,8 +60,8 @@ import {
 	tf.mustRun("validate")
 	t.Log("plan")
 	out, code := tf.planExit()
-	if code != 2 || !strings.Contains(out, "Plan: 4 to import, 0 to add, 0 to change, 0 to destroy.") {
-		t.Fatalf("the plan after generating the configuration should show the 4 imports only (exit %d):\n%s", code, out)
+	if code != 2 || !strings.Contains(out, "Plan: 5 to import, 0 to add, 0 to change, 0 to destroy.") {
+		t.Fatalf("the plan after generating the configuration should show the 5 imports only (exit %d):\n%s", code, out)
 	}
 	t.Log("apply")
 	tf.mustRun("apply", "-auto-approve", "-input=false")
