@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -35,22 +34,49 @@ func (d *rayJobDataSource) Metadata(_ context.Context, req datasource.MetadataRe
 
 func (d *rayJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	computed := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+		return schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: desc,
+		}
 	}
 	attrs := rayJobStatusSchema(
 		func(d string) schema.Attribute { return computed(d) },
-		func(d string) schema.Attribute { return schema.BoolAttribute{Computed: true, MarkdownDescription: d} },
+		func(d string) schema.Attribute {
+			return schema.BoolAttribute{
+				Computed:            true,
+				MarkdownDescription: d,
+			}
+		},
 		func(d string, elem attr.Type) schema.Attribute {
-			return schema.MapAttribute{Computed: true, ElementType: elem, MarkdownDescription: d}
+			return schema.MapAttribute{
+				Computed:            true,
+				ElementType:         elem,
+				MarkdownDescription: d,
+			}
 		})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Where an existing RayJob stands: Kueue's admission (flavor, checks) and KubeRay's status. Works for jobs made by kubectl too.",
 		Attributes: map[string]schema.Attribute{
-			"cluster":   schema.StringAttribute{Optional: true, MarkdownDescription: "The GKE cluster (name or id); omit with a provider `kubernetes` block."},
-			"project":   schema.StringAttribute{Optional: true, MarkdownDescription: "Project of the cluster."},
-			"location":  schema.StringAttribute{Optional: true, MarkdownDescription: "Location of the cluster."},
-			"namespace": schema.StringAttribute{Optional: true, MarkdownDescription: "Namespace (default `default`)."},
-			"name":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the RayJob."},
+			"cluster": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "The GKE cluster (name or id); omit with a provider `kubernetes` block.",
+			},
+			"project": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Project of the cluster.",
+			},
+			"location": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Location of the cluster.",
+			},
+			"namespace": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Namespace (default `default`).",
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the RayJob.",
+			},
 		},
 	}
 	for k, v := range attrs {

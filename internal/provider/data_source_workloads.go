@@ -54,22 +54,65 @@ func (d *workloadsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Kueue's Workloads of a LocalQueue (`namespace` + `local_queue`) or of a ClusterQueue, with their admitted flavors and admission check states: where the fallback put each job.",
 		Attributes: map[string]schema.Attribute{
-			"cluster":       schema.StringAttribute{Optional: true, MarkdownDescription: "The GKE cluster (name or id); omit with a provider `kubernetes` block."},
-			"project":       schema.StringAttribute{Optional: true, MarkdownDescription: "Project of the cluster."},
-			"location":      schema.StringAttribute{Optional: true, MarkdownDescription: "Location of the cluster."},
-			"namespace":     schema.StringAttribute{Optional: true, MarkdownDescription: "Namespace of `local_queue` (default `default`)."},
-			"local_queue":   schema.StringAttribute{Optional: true, MarkdownDescription: "A LocalQueue's name."},
-			"cluster_queue": schema.StringAttribute{Optional: true, MarkdownDescription: "A ClusterQueue's name (Workloads of every namespace)."},
-			"workloads": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The Workloads, oldest first.",
+			"cluster": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "The GKE cluster (name or id); omit with a provider `kubernetes` block.",
+			},
+			"project": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Project of the cluster.",
+			},
+			"location": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Location of the cluster.",
+			},
+			"namespace": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Namespace of `local_queue` (default `default`).",
+			},
+			"local_queue": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "A LocalQueue's name.",
+			},
+			"cluster_queue": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "A ClusterQueue's name (Workloads of every namespace).",
+			},
+			"workloads": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The Workloads, oldest first.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"namespace":        schema.StringAttribute{Computed: true, MarkdownDescription: "Namespace."},
-					"name":             schema.StringAttribute{Computed: true, MarkdownDescription: "Workload name."},
-					"local_queue":      schema.StringAttribute{Computed: true, MarkdownDescription: "LocalQueue."},
-					"cluster_queue":    schema.StringAttribute{Computed: true, MarkdownDescription: "ClusterQueue that reserved quota, if any."},
-					"admitted":         schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether it is admitted."},
-					"admitted_flavor":  schema.StringAttribute{Computed: true, MarkdownDescription: "Flavor of the TPU pod set."},
-					"admission_checks": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Check name to state."},
-				}}},
+					"namespace": schema.StringAttribute{
+						Computed:            true,
+						MarkdownDescription: "Namespace.",
+					},
+					"name": schema.StringAttribute{
+						Computed:            true,
+						MarkdownDescription: "Workload name.",
+					},
+					"local_queue": schema.StringAttribute{
+						Computed:            true,
+						MarkdownDescription: "LocalQueue.",
+					},
+					"cluster_queue": schema.StringAttribute{
+						Computed:            true,
+						MarkdownDescription: "ClusterQueue that reserved quota, if any.",
+					},
+					"admitted": schema.BoolAttribute{
+						Computed:            true,
+						MarkdownDescription: "Whether it is admitted.",
+					},
+					"admitted_flavor": schema.StringAttribute{
+						Computed:            true,
+						MarkdownDescription: "Flavor of the TPU pod set.",
+					},
+					"admission_checks": schema.MapAttribute{
+						Computed:            true,
+						ElementType:         types.StringType,
+						MarkdownDescription: "Check name to state.",
+					},
+				}},
+			},
 		},
 	}
 }
@@ -103,7 +146,7 @@ func (d *workloadsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		resp.Diagnostics.AddError("listing Kueue workloads", kubeError(c, "Workload", "*", err).Error())
+		resp.Diagnostics.AddError("listing Kueue workloads", c.Explain("Workload", "*", err).Error())
 		return
 	}
 	items := list.Items

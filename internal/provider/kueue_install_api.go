@@ -84,14 +84,14 @@ func kueueInUse(ctx context.Context, c *kube.Clients) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", kubeError(c, "ClusterQueue", "*", err)
+		return "", c.Explain("ClusterQueue", "*", err)
 	}
 	var wls *kueue.WorkloadList
 	if err := kube.Retry(ctx, func() (err error) {
 		wls, err = api.Workloads(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 		return err
 	}); err != nil && !kueueMissing(err) {
-		return "", kubeError(c, "Workload", "*", err)
+		return "", c.Explain("Workload", "*", err)
 	}
 	var names []string
 	for i, cq := range cqs.Items {

@@ -29,21 +29,68 @@ func (r *kueueInstallResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"with it; so a destroy refuses, before uninstalling anything, while any ClusterQueue or workload remains on the cluster " +
 			"(from this state or another), naming them.",
 		Attributes: withClusterScope(map[string]schema.Attribute{
-			"id":            schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}, MarkdownDescription: "`projects/P/locations/L/clusters/C/helmReleases/NAMESPACE/NAME`, or `NAMESPACE/NAME` with a provider `kubernetes` block."},
-			"release_name":  schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("kueue"), PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel()}, MarkdownDescription: "Helm release name (default `kueue`)."},
-			"namespace":     schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("kueue-system"), PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel()}, MarkdownDescription: "Namespace, created if missing (default `kueue-system`)."},
-			"chart":         schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(defaultKueueChart), MarkdownDescription: "The chart: an `oci://` reference (default Kueue's) or a local chart folder or `.tgz` (e.g. the `charts/kueue` folder of a Kueue source tree)."},
-			"chart_version": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: "Chart version to pull from an `oci://` chart (e.g. `0.17.0`); the installed chart's version after apply."},
-			"feature_gates": schema.MapAttribute{Optional: true, Computed: true, ElementType: types.BoolType,
+			"id": schema.StringAttribute{
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "`projects/P/locations/L/clusters/C/helmReleases/NAMESPACE/NAME`, or `NAMESPACE/NAME` with a provider `kubernetes` block.",
+			},
+			"release_name": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString("kueue"),
+				PlanModifiers:       replace,
+				Validators:          []validator.String{validators.DNSLabel()},
+				MarkdownDescription: "Helm release name (default `kueue`).",
+			},
+			"namespace": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString("kueue-system"),
+				PlanModifiers:       replace,
+				Validators:          []validator.String{validators.DNSLabel()},
+				MarkdownDescription: "Namespace, created if missing (default `kueue-system`).",
+			},
+			"chart": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(defaultKueueChart),
+				MarkdownDescription: "The chart: an `oci://` reference (default Kueue's) or a local chart folder or `.tgz` (e.g. the `charts/kueue` folder of a Kueue source tree).",
+			},
+			"chart_version": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				MarkdownDescription: "Chart version to pull from an `oci://` chart (e.g. `0.17.0`); the installed chart's version after apply.",
+			},
+			"feature_gates": schema.MapAttribute{
+				Optional:            true,
+				Computed:            true,
+				ElementType:         types.BoolType,
 				Default:             mapdefault.StaticValue(types.MapValueMust(types.BoolType, map[string]attr.Value{"ElasticJobsViaWorkloadSlices": types.BoolValue(true)})),
-				MarkdownDescription: "Kueue feature gates (`controllerManager.featureGates`); default `{ ElasticJobsViaWorkloadSlices = true }`, the tutorial's."},
-			"values": schema.StringAttribute{Optional: true, MarkdownDescription: "Extra chart values as YAML (e.g. `yamlencode({...})`); `feature_gates` wins for `controllerManager.featureGates`."},
-			"wait": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Wait until Kueue can serve: its controller Deployment available and its webhook answering (users meet \"webhook not ready\" right after an install otherwise)."},
-			"status":      schema.StringAttribute{Computed: true, MarkdownDescription: "Helm's status of the release (`deployed`, ...)."},
-			"revision":    schema.Int64Attribute{Computed: true, MarkdownDescription: "The release's revision."},
-			"app_version": schema.StringAttribute{Computed: true, MarkdownDescription: "Kueue's version in the chart."},
-			"timeouts":    timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+				MarkdownDescription: "Kueue feature gates (`controllerManager.featureGates`); default `{ ElasticJobsViaWorkloadSlices = true }`, the tutorial's.",
+			},
+			"values": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Extra chart values as YAML (e.g. `yamlencode({...})`); `feature_gates` wins for `controllerManager.featureGates`.",
+			},
+			"wait": schema.BoolAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(true),
+				MarkdownDescription: "Wait until Kueue can serve: its controller Deployment available and its webhook answering (users meet \"webhook not ready\" right after an install otherwise).",
+			},
+			"status": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Helm's status of the release (`deployed`, ...).",
+			},
+			"revision": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: "The release's revision.",
+			},
+			"app_version": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Kueue's version in the chart.",
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		}, false, "Kueue install (whose destroy removes Kueue's CRDs, queues and workloads)"),
 	}
 }

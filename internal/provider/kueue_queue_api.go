@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -15,10 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
-
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
 )
 
 // findQueue reads the live objects of a queue: the ClusterQueue, the flavors and admission checks it names, their
@@ -32,7 +32,7 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 		return &kueueObjects{}, notInstalledOr(err, c)
 	}
 	if err != nil {
-		return nil, kubeError(c, "ClusterQueue", name, err)
+		return nil, c.Explain("ClusterQueue", name, err)
 	}
 	o := &kueueObjects{cq: cq, flavors: map[string]*kueue.ResourceFlavor{}, checks: map[string]*kueue.AdmissionCheck{},
 		configs: map[string]*kueue.ProvisioningRequestConfig{}, queues: map[string]*kueue.LocalQueue{}}
@@ -42,7 +42,7 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 			switch {
 			case apierrors.IsNotFound(err):
 			case err != nil:
-				return nil, kubeError(c, "ResourceFlavor", string(fq.Name), err)
+				return nil, c.Explain("ResourceFlavor", string(fq.Name), err)
 			case rf.DeletionTimestamp != nil:
 				// Kept by Kueue's in-use finalizer: gone as far as the configuration goes, so the plan shows it.
 				o.terminating = append(o.terminating, "ResourceFlavor "+rf.Name)
@@ -58,7 +58,7 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 			case apierrors.IsNotFound(err):
 				continue
 			case err != nil:
-				return nil, kubeError(c, "AdmissionCheck", string(rule.Name), err)
+				return nil, c.Explain("AdmissionCheck", string(rule.Name), err)
 			case ac.DeletionTimestamp != nil:
 				o.terminating = append(o.terminating, "AdmissionCheck "+ac.Name)
 				continue
@@ -69,7 +69,7 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 				if err == nil {
 					o.configs[prc.Name] = prc
 				} else if !apierrors.IsNotFound(err) {
-					return nil, kubeError(c, "ProvisioningRequestConfig", p.Name, err)
+					return nil, c.Explain("ProvisioningRequestConfig", p.Name, err)
 				}
 			}
 		}
@@ -77,7 +77,7 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 	if discover {
 		list, err := api.LocalQueues(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return nil, kubeError(c, "LocalQueue", "*", err)
+			return nil, c.Explain("LocalQueue", "*", err)
 		}
 		for i := range list.Items {
 			if lq := &list.Items[i]; string(lq.Spec.ClusterQueue) == name {
@@ -91,7 +91,7 @@ func findQueue(ctx context.Context, c *kube.Clients, m *kueueQueueModel, discove
 		if err == nil {
 			o.queues[live.Namespace+"/"+live.Name] = live
 		} else if !apierrors.IsNotFound(err) {
-			return nil, kubeError(c, "LocalQueue", lq.Namespace.ValueString()+"/"+lq.Name.ValueString(), err)
+			return nil, c.Explain("LocalQueue", lq.Namespace.ValueString()+"/"+lq.Name.ValueString(), err)
 		}
 	}
 	return o, nil
@@ -112,11 +112,11 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 	}
 	api := c.Kueue.KueueV1beta2()
 	opts := metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: m.ForceConflicts.ValueBool()}
-	u, err := findUsers(ctx, c, m.Name.ValueString())
+	u, err := kueueuse.FindUsers(ctx, c, m.Name.ValueString())
 	if err != nil {
 		return false, err
 	}
-	if err := refuseRedeclared(ctx, c, m, mine, u); err != nil {
+	if err := kueueuse.RefuseRedeclared(ctx, c, m.Name.ValueString(), declaredSpecs(m), mine, u); err != nil {
 		return false, err
 	}
 	if err := requireNamespaces(ctx, c, m); err != nil {
@@ -124,8 +124,8 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 	}
 	if live, err := api.ClusterQueues().Get(ctx, m.Name.ValueString(), metav1.GetOptions{}); err == nil && live.DeletionTimestamp != nil {
 		why := "Kueue keeps it while workloads use it"
-		if hs, herr := findQuotaHolders(ctx, c, live.Name); herr == nil && len(hs) > 0 {
-			why = holdersError(live.Name, c.Host, hs).Error()
+		if hs, herr := kueueuse.FindHolders(ctx, c, live.Name); herr == nil && len(hs) > 0 {
+			why = kueueuse.HoldersError(live.Name, c.Host, hs).Error()
 		}
 		return false, fmt.Errorf("ClusterQueue %s on %s is being deleted (an earlier destroy), so it cannot be applied again until it is gone: %s",
 			live.Name, c.Host, why)
@@ -142,7 +142,7 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 			}
 			return dropForeign(ctx, *ac.Name, api.ResourceFlavors().Patch, foreignKeys("nodeLabels", live.Spec.NodeLabels, ac.Spec.NodeLabels))
 		}); err != nil {
-			return wrote, kubeError(c, "ResourceFlavor", f.Name.ValueString(), err)
+			return wrote, c.Explain("ResourceFlavor", f.Name.ValueString(), err)
 		}
 	}
 	for _, ch := range m.checks() {
@@ -154,13 +154,13 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 			}
 			return dropForeign(ctx, *ac.Name, api.ProvisioningRequestConfigs().Patch, foreignKeys("parameters", live.Spec.Parameters, ac.Spec.Parameters))
 		}); err != nil {
-			return wrote, kubeError(c, "ProvisioningRequestConfig", ch.p.Config.ValueString(), err)
+			return wrote, c.Explain("ProvisioningRequestConfig", ch.p.Config.ValueString(), err)
 		}
 		if err := retry(func() error {
 			_, err := api.AdmissionChecks().Apply(ctx, expandAdmissionCheck(ch.p), opts)
 			return err
 		}); err != nil {
-			return wrote, kubeError(c, "AdmissionCheck", ch.p.AdmissionCheck.ValueString(), err)
+			return wrote, c.Explain("AdmissionCheck", ch.p.AdmissionCheck.ValueString(), err)
 		}
 	}
 	cq, err := expandClusterQueue(m)
@@ -174,24 +174,24 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 		}
 		return dropForeign(ctx, *cq.Name, api.ClusterQueues().Patch, map[string]any{"cohortName": nil})
 	}); err != nil {
-		return wrote, kubeError(c, "ClusterQueue", m.Name.ValueString(), err)
+		return wrote, c.Explain("ClusterQueue", m.Name.ValueString(), err)
 	}
 	for _, lq := range m.LocalQueues {
 		if err := retry(func() error {
 			_, err := api.LocalQueues(lq.Namespace.ValueString()).Apply(ctx, expandLocalQueue(lq, m.Name.ValueString()), opts)
 			return err
 		}); err != nil {
-			return wrote, kubeError(c, "LocalQueue", lq.Namespace.ValueString()+"/"+lq.Name.ValueString(), err)
+			return wrote, c.Explain("LocalQueue", lq.Namespace.ValueString()+"/"+lq.Name.ValueString(), err)
 		}
 	}
 	// Two queues applied at once (one state, parallel applies) can both find a shared flavor unused and write their
 	// own spec of it; the later write wins. Checked again now that both ClusterQueues exist: the queue whose spec lost
 	// is refused, naming the other.
-	after, err := findUsers(ctx, c, m.Name.ValueString())
+	after, err := kueueuse.FindUsers(ctx, c, m.Name.ValueString())
 	if err != nil {
 		return true, err
 	}
-	return true, refuseRedeclared(ctx, c, m, nil, after)
+	return true, kueueuse.RefuseRedeclared(ctx, c, m.Name.ValueString(), declaredSpecs(m), nil, after)
 }
 
 // foreignKeys is a spec patch that removes the keys of the live map field that the applied map leaves out: keys set
@@ -268,7 +268,7 @@ func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) e
 // notInstalledOr tells a missing ClusterQueue (nil: the object is gone) from a cluster without Kueue.
 func notInstalledOr(err error, c *kube.Clients) error {
 	if strings.Contains(err.Error(), "the server could not find the requested resource") {
-		return kubeError(c, "ClusterQueue", "", err)
+		return c.Explain("ClusterQueue", "", err)
 	}
 	return nil
 }
@@ -327,7 +327,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 				_, err := api.LocalQueues(ns).Get(ctx, n, metav1.GetOptions{})
 				return err
 			}, time.Minute); err != nil {
-			return kubeError(c, "LocalQueue", key, err)
+			return c.Explain("LocalQueue", key, err)
 		}
 	}
 	if name := o.ClusterQueue; name != "" {
@@ -338,12 +338,12 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 			}, 30*time.Second)
 		if errors.Is(err, kube.ErrStillThere) {
 			// A job admitted between the destroy's check and the delete holds it now.
-			if hs, herr := findQuotaHolders(ctx, c, name); herr == nil && len(hs) > 0 {
-				return fmt.Errorf("ClusterQueue %s is being deleted, but Kueue keeps it while workloads use it: %w", name, holdersError(name, c.Host, hs))
+			if hs, herr := kueueuse.FindHolders(ctx, c, name); herr == nil && len(hs) > 0 {
+				return fmt.Errorf("ClusterQueue %s is being deleted, but Kueue keeps it while workloads use it: %w", name, kueueuse.HoldersError(name, c.Host, hs))
 			}
 		}
 		if err != nil {
-			return kubeError(c, "ClusterQueue", name, err)
+			return c.Explain("ClusterQueue", name, err)
 		}
 	}
 	for _, n := range o.Checks {
@@ -352,7 +352,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 				_, err := api.AdmissionChecks().Get(ctx, n, metav1.GetOptions{})
 				return err
 			}, time.Minute); err != nil {
-			return kubeError(c, "AdmissionCheck", n, err)
+			return c.Explain("AdmissionCheck", n, err)
 		}
 	}
 	for _, n := range o.Configs {
@@ -363,7 +363,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 				_, err := api.ProvisioningRequestConfigs().Get(ctx, n, metav1.GetOptions{})
 				return err
 			}, time.Minute); err != nil {
-			return kubeError(c, "ProvisioningRequestConfig", n, err)
+			return c.Explain("ProvisioningRequestConfig", n, err)
 		}
 	}
 	for _, n := range o.Flavors {
@@ -372,7 +372,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 				_, err := api.ResourceFlavors().Get(ctx, n, metav1.GetOptions{})
 				return err
 			}, time.Minute); err != nil {
-			return kubeError(c, "ResourceFlavor", n, err)
+			return c.Explain("ResourceFlavor", n, err)
 		}
 	}
 	return nil
@@ -382,7 +382,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 // (its resource-in-use finalizer) for as long as a ClusterQueue refers to it, so it can be neither used nor made
 // again. The ClusterQueue is applied without it until it is gone, and the rest of the apply makes it again. A flavor
 // whose check goes is taken out with it, so that no job is admitted there without its provisioning check.
-func releaseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel, u users) error {
+func releaseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel, u kueueuse.Users) error {
 	api := c.Kueue.KueueV1beta2()
 	goneChecks := map[string]bool{}
 	var waits []queueObjectNames
@@ -413,7 +413,7 @@ func releaseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel
 			if len(w.Checks) > 0 {
 				kind = "AdmissionCheck"
 			}
-			if others := u.of(kind, k); len(others) > 0 {
+			if others := u.Of(kind, k); len(others) > 0 {
 				return fmt.Errorf("%s %s on %s is being deleted, and Kueue keeps it while ClusterQueue %s uses it too. Take it out "+
 					"of those queues (or wait for them to be destroyed), then apply again", kind, k, c.Host, strings.Join(others, ", "))
 			}
@@ -430,7 +430,7 @@ func releaseTerminating(ctx context.Context, c *kube.Clients, m *kueueQueueModel
 			_, err := api.ClusterQueues().Apply(ctx, cq, metav1.ApplyOptions{FieldManager: kube.FieldManager, Force: true})
 			return err
 		}); err != nil {
-			return kubeError(c, "ClusterQueue", m.Name.ValueString(), err)
+			return c.Explain("ClusterQueue", m.Name.ValueString(), err)
 		}
 	}
 	for _, w := range waits {
@@ -455,7 +455,7 @@ func remainingObjects(ctx context.Context, c *kube.Clients, o queueObjectNames) 
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return kubeError(c, kind, name, err)
+		return c.Explain(kind, name, err)
 	}
 	for _, n := range o.Flavors {
 		if err := probe("ResourceFlavor", n, func() error { _, err := api.ResourceFlavors().Get(ctx, n, metav1.GetOptions{}); return err }); err != nil {
@@ -500,7 +500,7 @@ func requireNamespaces(ctx context.Context, c *kube.Clients, m *kueueQueueModel)
 				"kubernetes_namespace resource this queue depends on), then apply again; nothing was written", ns, lq.Name.ValueString(), c.Host, ns)
 		}
 		if err != nil && !apierrors.IsForbidden(err) { // may read LocalQueues but not namespaces: let the write speak
-			return kubeError(c, "Namespace", ns, err)
+			return c.Explain("Namespace", ns, err)
 		}
 	}
 	return nil

@@ -2,14 +2,12 @@ package provider
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -556,23 +554,4 @@ func subtract(a, b []string) []string {
 		}
 	}
 	return out
-}
-
-// privateObjects is the private record of every object name this resource applied. Read drops objects deleted out of
-// band from state (so the plan shows them), which would otherwise make Delete forget what to delete.
-const privateObjects = "applied_objects"
-
-func appliedObjects(ctx context.Context, p privateState, diags *diag.Diagnostics) queueObjectNames {
-	var o queueObjectNames
-	b, d := p.GetKey(ctx, privateObjects)
-	diags.Append(d...)
-	if len(b) > 0 {
-		_ = json.Unmarshal(b, &o)
-	}
-	return o
-}
-
-func recordObjects(ctx context.Context, p privateState, o queueObjectNames, diags *diag.Diagnostics) {
-	b, _ := json.Marshal(o)
-	diags.Append(p.SetKey(ctx, privateObjects, b)...)
 }

@@ -21,7 +21,7 @@ import (
 // shortcut checks the first itself (prior equals the default wherever the configuration is null), knows the second
 // to be a no-op (only modifiers that do nothing on an unchanged value are allowed; a type with any other is not
 // short-cut at all), and runs the third, the resource's own ModifyPlan, as the framework would. Any difference, any
-// diagnostic, any replacement sends the request to the framework. server_diff_test.go holds it to the framework's
+// diagnostic, any replacement sends the request to the framework. plan_shortcut_diff_test.go holds it to the framework's
 // answers on generated cases.
 type planShortcut struct {
 	schema      schema.Schema

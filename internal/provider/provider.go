@@ -12,16 +12,16 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"cloud.google.com/go/container/apiv1/containerpb"
 	"golang.org/x/oauth2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
@@ -112,12 +112,31 @@ func (p *dwsProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 					"named by each resource. Without this block, the provider reads each cluster's endpoint and CA from GKE and " +
 					"authenticates with the provider's Google credentials, as GKE expects.",
 				Attributes: map[string]schema.Attribute{
-					"config_path":            schema.StringAttribute{Optional: true, MarkdownDescription: "Path to a kubeconfig file; `KUBECONFIG` is honoured only when this names it (`config_path = pathexpand(\"~/.kube/config\")`)."},
-					"config_context":         schema.StringAttribute{Optional: true, MarkdownDescription: "Context of the kubeconfig to use; default its current context."},
-					"host":                   schema.StringAttribute{Optional: true, MarkdownDescription: "API server URL, e.g. `https://127.0.0.1:6443`."},
-					"token":                  schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "Bearer token for `host`. Never written to state."},
-					"cluster_ca_certificate": schema.StringAttribute{Optional: true, MarkdownDescription: "PEM CA certificate of `host`."},
-					"insecure":               schema.BoolAttribute{Optional: true, MarkdownDescription: "Skip TLS verification of `host` (test clusters only)."},
+					"config_path": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Path to a kubeconfig file; `KUBECONFIG` is honoured only when this names it (`config_path = pathexpand(\"~/.kube/config\")`).",
+					},
+					"config_context": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Context of the kubeconfig to use; default its current context.",
+					},
+					"host": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "API server URL, e.g. `https://127.0.0.1:6443`.",
+					},
+					"token": schema.StringAttribute{
+						Optional:            true,
+						Sensitive:           true,
+						MarkdownDescription: "Bearer token for `host`. Never written to state.",
+					},
+					"cluster_ca_certificate": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "PEM CA certificate of `host`.",
+					},
+					"insecure": schema.BoolAttribute{
+						Optional:            true,
+						MarkdownDescription: "Skip TLS verification of `host` (test clusters only).",
+					},
 				},
 			},
 		},
@@ -346,3 +365,22 @@ func (d *providerData) GKE(ctx context.Context) (*gke.Client, error) {
 }
 
 func (d *providerData) Defaults() (string, string) { return d.project, d.location }
+
+// providerClients reads the provider's clients from a Configure request's ProviderData, which is nil until the
+// provider itself is configured.
+func providerClients(data any, diags *diag.Diagnostics) clients {
+	if data == nil {
+		return nil
+	}
+	c, ok := data.(clients)
+	if !ok {
+		diags.AddError("Unexpected Configure Type", fmt.Sprintf("Expected provider clients, got %T. Please report this issue to the provider developers.", data))
+		return nil
+	}
+	return c
+}
+
+type privateState interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}

@@ -4,20 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-
-	"cloud.google.com/go/container/apiv1/containerpb"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
@@ -31,24 +29,12 @@ func findWorkload(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*kue
 	// 100-job refresh cost 17 s of API server CPU (bench/results.md). A Workload status a few milliseconds old is
 	// fine for a refresh, and a wait is woken again by the next watch event.
 	list, err := c.Kueue.KueueV1beta2().Workloads(job.Namespace).List(ctx, metav1.ListOptions{
-		LabelSelector: jobUIDLabel + "=" + string(job.UID), ResourceVersion: "0",
+		LabelSelector: kube.JobUIDLabel + "=" + string(job.UID), ResourceVersion: "0",
 	})
 	if err != nil {
 		return nil, err
 	}
-	return newestWorkload(list.Items), nil
-}
-
-// jobUIDLabel links a Workload to its job.
-const jobUIDLabel = "kueue.x-k8s.io/job-uid"
-
-// newestWorkload is the live one of a job's Workloads: with workload slices an elastic job can have several.
-func newestWorkload(wls []kueue.Workload) *kueue.Workload {
-	if len(wls) == 0 {
-		return nil
-	}
-	sort.Slice(wls, func(i, j int) bool { return wls[i].CreationTimestamp.After(wls[j].CreationTimestamp.Time) })
-	return &wls[0]
+	return kube.NewestWorkload(list.Items), nil
 }
 
 // jobProgress is where a job stands, for waiting and for state.
@@ -126,8 +112,11 @@ func readProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobPro
 // refreshProgress is readProgress for a refresh: the job, its pods and Workloads come from the namespace's shared
 // LISTs.
 func refreshProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobProgress, error) {
-	return readProgressWith(ctx, c, ns, name, sharedRayJob, sharedJobPods, sharedWorkload)
+	return readProgressWith(ctx, c, ns, name, jobReads.RayJob, jobReads.JobPods, jobReads.Workload)
 }
+
+// jobReads shares a refresh's LISTs of each namespace among the Reads of its RayJobs (see kube.JobReads).
+var jobReads kube.JobReads
 
 func getRayJob(ctx context.Context, c *kube.Clients, ns, name string) (*rayv1.RayJob, error) {
 	return c.Ray.RayV1().RayJobs(ns).Get(ctx, name, metav1.GetOptions{})

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -33,13 +32,25 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 	replaceMap := []planmodifier.Map{mapplanmodifier.RequiresReplace()}
 	replaceBool := []planmodifier.Bool{boolplanmodifier.RequiresReplace()}
 	computed := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+		return schema.StringAttribute{
+			Computed:            true,
+			MarkdownDescription: desc,
+		}
 	}
 	attrs := rayJobStatusSchema(
 		func(d string) schema.Attribute { return computed(d) },
-		func(d string) schema.Attribute { return schema.BoolAttribute{Computed: true, MarkdownDescription: d} },
+		func(d string) schema.Attribute {
+			return schema.BoolAttribute{
+				Computed:            true,
+				MarkdownDescription: d,
+			}
+		},
 		func(d string, elem attr.Type) schema.Attribute {
-			return schema.MapAttribute{Computed: true, ElementType: elem, MarkdownDescription: d}
+			return schema.MapAttribute{
+				Computed:            true,
+				ElementType:         elem,
+				MarkdownDescription: d,
+			}
 		})
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A training run: a KubeRay RayJob (and the ConfigMap of its files) submitted to a Kueue LocalQueue, " +
@@ -47,72 +58,266 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"selectors derived from the slice. Reports where Kueue placed it (`admitted_flavor`: the on-demand or the DWS flavor). " +
 			"A run is immutable: changing anything that shapes it submits a new run (replacement).",
 		Attributes: withClusterScope(map[string]schema.Attribute{
-			"id": schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-				MarkdownDescription: "`projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME`, or `NS/NAME` with a provider `kubernetes` block; the import id."},
-			"namespace":  schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("default"), PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel()}, MarkdownDescription: "Namespace of the job (default `default`)."},
-			"name":       schema.StringAttribute{Required: true, PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel(), stringvalidator.LengthAtMost(47)}, MarkdownDescription: "Name of the RayJob (KubeRay derives longer names from it, hence at most 47 characters)."},
-			"queue":      schema.StringAttribute{Optional: true, PlanModifiers: replace, Validators: []validator.String{validators.DNSLabel()}, MarkdownDescription: "LocalQueue to submit to (the `kueue.x-k8s.io/queue-name` label). Without it Kueue does not manage the job."},
-			"elastic":    schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false), PlanModifiers: replaceBool, MarkdownDescription: "Mark the job elastic (`kueue.x-k8s.io/elastic-job: \"true\"`, with Kueue's ElasticJobsViaWorkloadSlices gate)."},
-			"entrypoint": schema.StringAttribute{Required: true, PlanModifiers: replace, MarkdownDescription: "Command the job runs, e.g. `python /app/train.py`."},
-			"files": schema.MapAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: replaceMap,
-				MarkdownDescription: "Files for the job, name to content (e.g. `{ \"train.py\" = file(\"train.py\") }`): a ConfigMap mounted at `files_mount_path` in every Ray container. A change submits a new run."},
-			"files_config_map": schema.StringAttribute{Optional: true, Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}, Validators: []validator.String{validators.DNSLabel()},
-				MarkdownDescription: "Name of the files' ConfigMap; default `NAME-files`. The tutorial's is `jax-train-script`."},
-			"files_mount_path": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(defaultFilesMountPath), PlanModifiers: replace, MarkdownDescription: "Where the files are mounted (default `/app`)."},
-			"runtime_env": schema.SingleNestedAttribute{Optional: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+			"id": schema.StringAttribute{
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "`projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME`, or `NS/NAME` with a provider `kubernetes` block; the import id.",
+			},
+			"namespace": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString("default"),
+				PlanModifiers:       replace,
+				Validators:          []validator.String{validators.DNSLabel()},
+				MarkdownDescription: "Namespace of the job (default `default`).",
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				PlanModifiers:       replace,
+				Validators:          []validator.String{validators.DNSLabel(), stringvalidator.LengthAtMost(47)},
+				MarkdownDescription: "Name of the RayJob (KubeRay derives longer names from it, hence at most 47 characters).",
+			},
+			"queue": schema.StringAttribute{
+				Optional:            true,
+				PlanModifiers:       replace,
+				Validators:          []validator.String{validators.DNSLabel()},
+				MarkdownDescription: "LocalQueue to submit to (the `kueue.x-k8s.io/queue-name` label). Without it Kueue does not manage the job.",
+			},
+			"elastic": schema.BoolAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(false),
+				PlanModifiers:       replaceBool,
+				MarkdownDescription: "Mark the job elastic (`kueue.x-k8s.io/elastic-job: \"true\"`, with Kueue's ElasticJobsViaWorkloadSlices gate).",
+			},
+			"entrypoint": schema.StringAttribute{
+				Required:            true,
+				PlanModifiers:       replace,
+				MarkdownDescription: "Command the job runs, e.g. `python /app/train.py`.",
+			},
+			"files": schema.MapAttribute{
+				Optional:            true,
+				ElementType:         types.StringType,
+				PlanModifiers:       replaceMap,
+				MarkdownDescription: "Files for the job, name to content (e.g. `{ \"train.py\" = file(\"train.py\") }`): a ConfigMap mounted at `files_mount_path` in every Ray container. A change submits a new run.",
+			},
+			"files_config_map": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+				Validators:          []validator.String{validators.DNSLabel()},
+				MarkdownDescription: "Name of the files' ConfigMap; default `NAME-files`. The tutorial's is `jax-train-script`.",
+			},
+			"files_mount_path": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(defaultFilesMountPath),
+				PlanModifiers:       replace,
+				MarkdownDescription: "Where the files are mounted (default `/app`).",
+			},
+			"runtime_env": schema.SingleNestedAttribute{
+				Optional:            true,
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				MarkdownDescription: "Ray runtime environment (the RayJob's `runtimeEnvYAML`).",
 				Attributes: map[string]schema.Attribute{
-					"pip": schema.ListAttribute{Optional: true, ElementType: types.StringType, Validators: []validator.List{listvalidator.ValueStringsAre(validators.Func("pip requirement", oneLine))},
-						MarkdownDescription: "pip requirements, e.g. `[\"jax[tpu]==0.8.2\"]`."},
-				}},
-			"image": schema.StringAttribute{Required: true, PlanModifiers: replace, MarkdownDescription: "Ray image of the head and workers, e.g. `rayproject/ray:2.53.0-py311`."},
-			"head": schema.SingleNestedAttribute{Required: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+					"pip": schema.ListAttribute{
+						Optional:            true,
+						ElementType:         types.StringType,
+						Validators:          []validator.List{listvalidator.ValueStringsAre(validators.Func("pip requirement", oneLine))},
+						MarkdownDescription: "pip requirements, e.g. `[\"jax[tpu]==0.8.2\"]`.",
+					},
+				},
+			},
+			"image": schema.StringAttribute{
+				Required:            true,
+				PlanModifiers:       replace,
+				MarkdownDescription: "Ray image of the head and workers, e.g. `rayproject/ray:2.53.0-py311`.",
+			},
+			"head": schema.SingleNestedAttribute{
+				Required:            true,
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				MarkdownDescription: "The Ray head pod (requests = limits).",
 				Attributes: map[string]schema.Attribute{
-					"cpu":           schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "CPU, e.g. `2`."},
-					"memory":        schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "Memory, e.g. `4Gi`."},
-					"node_selector": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Node selector, e.g. `{ \"cloud.google.com/gke-nodepool\" = \"default-pool\" }`."},
-				}},
-			"tpu_workers": schema.SingleNestedAttribute{Optional: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+					"cpu": schema.StringAttribute{
+						Required:            true,
+						Validators:          []validator.String{quantityValidator()},
+						MarkdownDescription: "CPU, e.g. `2`.",
+					},
+					"memory": schema.StringAttribute{
+						Required:            true,
+						Validators:          []validator.String{quantityValidator()},
+						MarkdownDescription: "Memory, e.g. `4Gi`.",
+					},
+					"node_selector": schema.MapAttribute{
+						Optional:            true,
+						ElementType:         types.StringType,
+						MarkdownDescription: "Node selector, e.g. `{ \"cloud.google.com/gke-nodepool\" = \"default-pool\" }`.",
+					},
+				},
+			},
+			"tpu_workers": schema.SingleNestedAttribute{
+				Optional:            true,
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				MarkdownDescription: "The TPU worker group (this or `gpu_workers`): one replica is one slice of `num_of_hosts` nodes, each with `chips_per_node` chips, tolerating the TPU and `cloud.google.com/gke-queued` taints and selecting the slice's accelerator and topology. Wire `accelerator`, `topology` and `chips_per_node` from a `dwsfallback_tpu_pool_pair`.",
 				Attributes: map[string]schema.Attribute{
-					"group_name":     schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("tpu-group"), MarkdownDescription: "Worker group name (default `tpu-group`)."},
-					"accelerator":    schema.StringAttribute{Required: true, MarkdownDescription: "`cloud.google.com/gke-tpu-accelerator`, e.g. `tpu-v6e-slice`."},
-					"topology":       schema.StringAttribute{Required: true, Validators: []validator.String{validators.TPUTopology()}, MarkdownDescription: "`cloud.google.com/gke-tpu-topology`, e.g. `4x4`."},
-					"chips_per_node": schema.Int64Attribute{Required: true, Validators: []validator.Int64{int64validator.OneOf(1, 4, 8)}, MarkdownDescription: "TPU chips per node (`google.com/tpu` per worker pod): 1, 4 or 8."},
-					"replicas":       schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.AtLeast(0)}, MarkdownDescription: "Slices to start with (default 1)."},
-					"min_replicas":   schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.AtLeast(0)}, MarkdownDescription: "Fewest slices (default 1)."},
-					"max_replicas":   schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.AtLeast(1)}, MarkdownDescription: "Most slices, for elastic jobs (default 1)."},
-					"cpu":            schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "CPU per worker pod, e.g. `8`."},
-					"memory":         schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "Memory per worker pod, e.g. `16Gi`."},
-				}},
-			"gpu_workers": schema.SingleNestedAttribute{Optional: true, PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+					"group_name": schema.StringAttribute{
+						Optional:            true,
+						Computed:            true,
+						Default:             stringdefault.StaticString("tpu-group"),
+						MarkdownDescription: "Worker group name (default `tpu-group`).",
+					},
+					"accelerator": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "`cloud.google.com/gke-tpu-accelerator`, e.g. `tpu-v6e-slice`.",
+					},
+					"topology": schema.StringAttribute{
+						Required:            true,
+						Validators:          []validator.String{validators.TPUTopology()},
+						MarkdownDescription: "`cloud.google.com/gke-tpu-topology`, e.g. `4x4`.",
+					},
+					"chips_per_node": schema.Int64Attribute{
+						Required:            true,
+						Validators:          []validator.Int64{int64validator.OneOf(1, 4, 8)},
+						MarkdownDescription: "TPU chips per node (`google.com/tpu` per worker pod): 1, 4 or 8.",
+					},
+					"replicas": schema.Int64Attribute{
+						Optional:            true,
+						Computed:            true,
+						Default:             int64default.StaticInt64(1),
+						Validators:          []validator.Int64{int64validator.AtLeast(0)},
+						MarkdownDescription: "Slices to start with (default 1).",
+					},
+					"min_replicas": schema.Int64Attribute{
+						Optional:            true,
+						Computed:            true,
+						Default:             int64default.StaticInt64(1),
+						Validators:          []validator.Int64{int64validator.AtLeast(0)},
+						MarkdownDescription: "Fewest slices (default 1).",
+					},
+					"max_replicas": schema.Int64Attribute{
+						Optional:            true,
+						Computed:            true,
+						Default:             int64default.StaticInt64(1),
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
+						MarkdownDescription: "Most slices, for elastic jobs (default 1).",
+					},
+					"cpu": schema.StringAttribute{
+						Required:            true,
+						Validators:          []validator.String{quantityValidator()},
+						MarkdownDescription: "CPU per worker pod, e.g. `8`.",
+					},
+					"memory": schema.StringAttribute{
+						Required:            true,
+						Validators:          []validator.String{quantityValidator()},
+						MarkdownDescription: "Memory per worker pod, e.g. `16Gi`.",
+					},
+				},
+			},
+			"gpu_workers": schema.SingleNestedAttribute{
+				Optional:            true,
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				MarkdownDescription: "The GPU worker group (this or `tpu_workers`): one replica is one pod on one node with `gpus` GPUs, tolerating the `nvidia.com/gpu` and `cloud.google.com/gke-queued` taints and selecting the GPU type (`cloud.google.com/gke-accelerator`). Wire `accelerator` and `gpus` from a `dwsfallback_gpu_pool_pair`.",
 				Attributes: map[string]schema.Attribute{
-					"group_name":   schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("gpu-group"), MarkdownDescription: "Worker group name (default `gpu-group`)."},
-					"accelerator":  schema.StringAttribute{Required: true, MarkdownDescription: "`cloud.google.com/gke-accelerator`, e.g. `nvidia-h100-80gb` (the pool pair's `gpu_type`)."},
-					"gpus":         schema.Int64Attribute{Required: true, Validators: []validator.Int64{int64validator.Between(1, 16)}, MarkdownDescription: "GPUs per worker pod (`nvidia.com/gpu`), e.g. 8 for a whole `a3-highgpu-8g` (the pool pair's `gpus_per_node`)."},
-					"replicas":     schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.AtLeast(0)}, MarkdownDescription: "Workers to start with (default 1)."},
-					"min_replicas": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.AtLeast(0)}, MarkdownDescription: "Fewest workers (default 1)."},
-					"max_replicas": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1), Validators: []validator.Int64{int64validator.AtLeast(1)}, MarkdownDescription: "Most workers, for elastic jobs (default 1)."},
-					"cpu":          schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "CPU per worker pod, e.g. `8`."},
-					"memory":       schema.StringAttribute{Required: true, Validators: []validator.String{quantityValidator()}, MarkdownDescription: "Memory per worker pod, e.g. `64Gi`."},
-				}},
-			"num_of_hosts": schema.Int64Attribute{Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-				MarkdownDescription: "Nodes per TPU slice (the worker group's `numOfHosts`): the topology's chips over `chips_per_node` (4x4 on 4-chip nodes = 4); 1 for GPU workers."},
-			"env":                         schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: []validator.Map{validators.EnvNames()}, PlanModifiers: replaceMap, MarkdownDescription: "Environment variables of every Ray container."},
-			"labels":                      schema.MapAttribute{Optional: true, ElementType: types.StringType, Validators: []validator.Map{validators.Labels()}, PlanModifiers: replaceMap, MarkdownDescription: "Extra labels of the RayJob."},
-			"annotations":                 schema.MapAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: replaceMap, MarkdownDescription: "Extra annotations of the RayJob."},
-			"shutdown_after_job_finishes": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true), PlanModifiers: replaceBool, MarkdownDescription: "Delete the Ray cluster when the job ends (default true), freeing the TPUs."},
-			"enable_in_tree_autoscaling": schema.BoolAttribute{Optional: true, Computed: true,
+					"group_name": schema.StringAttribute{
+						Optional:            true,
+						Computed:            true,
+						Default:             stringdefault.StaticString("gpu-group"),
+						MarkdownDescription: "Worker group name (default `gpu-group`).",
+					},
+					"accelerator": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "`cloud.google.com/gke-accelerator`, e.g. `nvidia-h100-80gb` (the pool pair's `gpu_type`).",
+					},
+					"gpus": schema.Int64Attribute{
+						Required:            true,
+						Validators:          []validator.Int64{int64validator.Between(1, 16)},
+						MarkdownDescription: "GPUs per worker pod (`nvidia.com/gpu`), e.g. 8 for a whole `a3-highgpu-8g` (the pool pair's `gpus_per_node`).",
+					},
+					"replicas": schema.Int64Attribute{
+						Optional:            true,
+						Computed:            true,
+						Default:             int64default.StaticInt64(1),
+						Validators:          []validator.Int64{int64validator.AtLeast(0)},
+						MarkdownDescription: "Workers to start with (default 1).",
+					},
+					"min_replicas": schema.Int64Attribute{
+						Optional:            true,
+						Computed:            true,
+						Default:             int64default.StaticInt64(1),
+						Validators:          []validator.Int64{int64validator.AtLeast(0)},
+						MarkdownDescription: "Fewest workers (default 1).",
+					},
+					"max_replicas": schema.Int64Attribute{
+						Optional:            true,
+						Computed:            true,
+						Default:             int64default.StaticInt64(1),
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
+						MarkdownDescription: "Most workers, for elastic jobs (default 1).",
+					},
+					"cpu": schema.StringAttribute{
+						Required:            true,
+						Validators:          []validator.String{quantityValidator()},
+						MarkdownDescription: "CPU per worker pod, e.g. `8`.",
+					},
+					"memory": schema.StringAttribute{
+						Required:            true,
+						Validators:          []validator.String{quantityValidator()},
+						MarkdownDescription: "Memory per worker pod, e.g. `64Gi`.",
+					},
+				},
+			},
+			"num_of_hosts": schema.Int64Attribute{
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Nodes per TPU slice (the worker group's `numOfHosts`): the topology's chips over `chips_per_node` (4x4 on 4-chip nodes = 4); 1 for GPU workers.",
+			},
+			"env": schema.MapAttribute{
+				Optional:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.Map{validators.EnvNames()},
+				PlanModifiers:       replaceMap,
+				MarkdownDescription: "Environment variables of every Ray container.",
+			},
+			"labels": schema.MapAttribute{
+				Optional:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.Map{validators.Labels()},
+				PlanModifiers:       replaceMap,
+				MarkdownDescription: "Extra labels of the RayJob.",
+			},
+			"annotations": schema.MapAttribute{
+				Optional:            true,
+				ElementType:         types.StringType,
+				PlanModifiers:       replaceMap,
+				MarkdownDescription: "Extra annotations of the RayJob.",
+			},
+			"shutdown_after_job_finishes": schema.BoolAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(true),
+				PlanModifiers:       replaceBool,
+				MarkdownDescription: "Delete the Ray cluster when the job ends (default true), freeing the TPUs.",
+			},
+			"enable_in_tree_autoscaling": schema.BoolAttribute{
+				Optional:      true,
+				Computed:      true,
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown(), boolplanmodifier.RequiresReplace()},
 				MarkdownDescription: "Ray's autoscaler. Defaults to true (the tutorial's) for elastic jobs and jobs without a queue, and to false for " +
-					"other queued jobs: Kueue refuses autoscaling on a job it manages unless the job is elastic (workload slices)."},
-			"wait_for": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("admitted"),
+					"other queued jobs: Kueue refuses autoscaling on a job it manages unless the job is elastic (workload slices).",
+			},
+			"wait_for": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString("admitted"),
 				Validators:          []validator.String{stringvalidator.OneOf("none", "admitted", "running", "complete")},
-				MarkdownDescription: "What create waits for: `none`, `admitted` (by Kueue, the default), `running` or `complete`. A job not there within the create timeout fails with Kueue's or KubeRay's own message and stays in state."},
-			"resubmit_when_deleted": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Whether a finished job that was deleted (by KubeRay's cleanup or by hand) is submitted again. By default a finished run stays finished; a job deleted before it finished is always planned again."},
+				MarkdownDescription: "What create waits for: `none`, `admitted` (by Kueue, the default), `running` or `complete`. A job not there within the create timeout fails with Kueue's or KubeRay's own message and stays in state.",
+			},
+			"resubmit_when_deleted": schema.BoolAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(false),
+				MarkdownDescription: "Whether a finished job that was deleted (by KubeRay's cleanup or by hand) is submitted again. By default a finished run stays finished; a job deleted before it finished is always planned again.",
+			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
 		}, false, "job"),
 	}

@@ -170,18 +170,9 @@ func withAttrs(t *testing.T, v, from tftypes.Value, names []string) tftypes.Valu
 	return tftypes.NewValue(v.Type(), va)
 }
 
-func (s *listShare[T]) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lists = nil
-}
-
 // forgetAllShared drops every shared LIST, so that each side of a case reads the objects as they are now.
 func forgetAllShared() {
-	sharedRayJobs.reset()
-	sharedConfigMaps.reset()
-	sharedWorkloads.reset()
-	sharedRayPods.reset()
+	jobReads.Reset()
 }
 
 type readAnswer struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
 )
 
 var (
@@ -146,7 +147,7 @@ func (r *kueueQueueResource) Update(ctx context.Context, req resource.UpdateRequ
 	recordObjects(ctx, resp.Private, before.union(plan.objectNames()), &resp.Diagnostics)
 	mine := appliedSpecs(ctx, req.Private, &resp.Diagnostics)
 	if mine == nil {
-		mine = declaredSpecs(&prior) // a state from before the record: the refreshed state is the best guess
+		mine = specMap(declaredSpecs(&prior)) // a state from before the record: the refreshed state is the best guess
 	}
 	if _, err := applyQueueObjects(ctx, c, &plan, mine); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
@@ -154,7 +155,7 @@ func (r *kueueQueueResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	// What the configuration no longer names goes, after the ClusterQueue stopped referring to it, unless another
 	// ClusterQueue uses it.
-	u, err := findUsers(ctx, c, plan.Name.ValueString())
+	u, err := kueueuse.FindUsers(ctx, c, plan.Name.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("updating Kueue queue (%s)", plan.Name.ValueString()), err.Error())
 		return
@@ -210,17 +211,17 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	name := st.Name.ValueString()
 	// Everything is checked before anything is deleted: a destroy that cannot finish must not leave half a queue.
-	holders, err := waitQuotaReleased(ctx, c, name)
+	holders, err := kueueuse.WaitReleased(ctx, c, name)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), err.Error())
 		return
 	}
 	if len(holders) > 0 {
-		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), "Nothing was deleted. "+holdersError(name, c.Host, holders).Error())
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), "Nothing was deleted. "+kueueuse.HoldersError(name, c.Host, holders).Error())
 		return
 	}
 	// Read once before anything is deleted too, so that an API that cannot be listed fails the destroy up front.
-	if _, err := findUsers(ctx, c, name); err != nil {
+	if _, err := kueueuse.FindUsers(ctx, c, name); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), "Nothing was deleted. "+err.Error())
 		return
 	}
@@ -231,7 +232,7 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), err.Error())
 		return
 	}
-	u, err := findUsers(ctx, c, name)
+	u, err := kueueuse.FindUsers(ctx, c, name)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting Kueue queue (%s)", name), err.Error())
 		return

@@ -108,7 +108,7 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 		_, err := c.Ray.RayV1().RayJobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager})
 		return err
 	})
-	forgetShared(c, job.Namespace)
+	jobReads.Forget(c, job.Namespace)
 	if err != nil {
 		if !apierrors.IsAlreadyExists(err) {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating RayJob (%s/%s)", job.Namespace, job.Name), rayJobError(c, err).Error())
@@ -177,7 +177,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 	importing, diags := req.Private.GetKey(ctx, privateImporting)
 	resp.Diagnostics.Append(diags...)
 	if len(importing) > 0 {
-		cm, err := sharedFilesConfigMap(ctx, c, p.job)
+		cm, err := jobReads.FilesConfigMap(ctx, c, p.job, filesConfigMapName(p.job))
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
 			return
@@ -206,7 +206,7 @@ func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProg
 	specChanged = readSpec(st, p.job)
 	changed = specChanged
 	if len(st.Files.Elements()) > 0 {
-		cm, err := sharedFilesConfigMap(ctx, c, p.job)
+		cm, err := jobReads.FilesConfigMap(ctx, c, p.job, filesConfigMapName(p.job))
 		if err != nil {
 			return false, false, err
 		}
@@ -275,7 +275,7 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	ns, name := st.Namespace.ValueString(), st.Name.ValueString()
-	defer forgetShared(c, ns)
+	defer jobReads.Forget(c, ns)
 	jobs := c.Ray.RayV1().RayJobs(ns)
 	// Foreground propagation: the job goes only after the garbage collector removed its RayCluster and Kueue's
 	// Workload, so its quota is free when destroy returns (a job applied next is admitted where this one was).

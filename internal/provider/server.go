@@ -33,7 +33,7 @@ func NewDefaultServer(version string) func() (tfprotov6.ProviderServer, error) {
 //   - UpgradeResourceState of a state of the current schema version.
 //
 // Each has a differential test that runs it against the plain framework server on generated cases and requires
-// equal answers: server_diff_test.go, read_shortcut_diff_acc_test.go (on the local stack) and
+// equal answers: plan_shortcut_diff_test.go, read_shortcut_diff_acc_test.go (on the local stack) and
 // upgrade_shortcut_diff_test.go.
 type server struct {
 	tfprotov6.ProviderServer

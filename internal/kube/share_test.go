@@ -1,4 +1,4 @@
-package provider
+package kube
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 )
 
 func TestListShare(t *testing.T) {
-	var s listShare[int]
+	t.Parallel()
+	var s ListShare[int]
 	var lists atomic.Int32
 	release := make(chan struct{})
 	list := func(context.Context) ([]int, error) {
@@ -18,13 +19,13 @@ func TestListShare(t *testing.T) {
 		<-release
 		return []int{1, 2}, nil
 	}
-	key := shareKey{ns: "default"}
+	key := ShareKey{NS: "default"}
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if got, err := s.get(context.Background(), key, list); err != nil || len(got) != 2 {
+			if got, err := s.Get(context.Background(), key, list); err != nil || len(got) != 2 {
 				t.Errorf("get = %v, %v", got, err)
 			}
 		}()
@@ -35,30 +36,30 @@ func TestListShare(t *testing.T) {
 	if n := lists.Load(); n != 1 {
 		t.Errorf("20 concurrent Reads made %d LISTs, want 1", n)
 	}
-	_, _ = s.get(context.Background(), key, list)
+	_, _ = s.Get(context.Background(), key, list)
 	if n := lists.Load(); n != 1 {
 		t.Errorf("a Read within the window made a LIST of its own (%d)", n)
 	}
 	// A write drops the shared answer: the next Read sees the namespace after it.
-	s.forget(key)
-	_, _ = s.get(context.Background(), key, list)
+	s.Forget(key)
+	_, _ = s.Get(context.Background(), key, list)
 	if n := lists.Load(); n != 2 {
 		t.Errorf("after forget: %d LISTs, want 2", n)
 	}
 	// A failed LIST is not shared with later Reads.
 	failing := func(context.Context) ([]int, error) { lists.Add(1); return nil, errors.New("boom") }
-	other := shareKey{ns: "other"}
-	if _, err := s.get(context.Background(), other, failing); err == nil {
+	other := ShareKey{NS: "other"}
+	if _, err := s.Get(context.Background(), other, failing); err == nil {
 		t.Error("the failing LIST's error did not reach its caller")
 	}
-	_, _ = s.get(context.Background(), other, list)
+	_, _ = s.Get(context.Background(), other, list)
 	if n := lists.Load(); n != 4 {
 		t.Errorf("after a failed LIST: %d LISTs, want a new one (4)", n)
 	}
 	// A Read that gives up does not cancel the LIST the others wait for.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	got, err := s.get(ctx, shareKey{ns: "third"}, func(ctx context.Context) ([]int, error) { return []int{3}, ctx.Err() })
+	got, err := s.Get(ctx, ShareKey{NS: "third"}, func(ctx context.Context) ([]int, error) { return []int{3}, ctx.Err() })
 	if err != nil || len(got) != 1 {
 		t.Errorf("LIST under a cancelled Read = %v, %v; want it to run to its end", got, err)
 	}

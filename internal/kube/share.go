@@ -1,16 +1,16 @@
-package provider
+package kube
 
 import (
 	"context"
+	"sort"
 	"sync"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
 // A LIST of a namespace serves the Reads of one refresh. Terraform reads the RayJobs of a refresh in waves of
@@ -24,15 +24,16 @@ const (
 	shareMaxAge = time.Minute
 )
 
-type shareKey struct {
-	c  *kube.Clients
-	ns string
+// ShareKey names what one LIST holds: one namespace of one cluster.
+type ShareKey struct {
+	C  *Clients
+	NS string
 }
 
-// listShare shares LISTs of one kind of object per cluster and namespace within a provider process.
-type listShare[T any] struct {
+// ListShare shares LISTs of one kind of object per cluster and namespace within a provider process.
+type ListShare[T any] struct {
 	mu    sync.Mutex
-	lists map[shareKey]*sharedList[T]
+	lists map[ShareKey]*sharedList[T]
 }
 
 type sharedList[T any] struct {
@@ -42,11 +43,11 @@ type sharedList[T any] struct {
 	err      error
 }
 
-// get returns the namespace's items: from a LIST under way or still serving (see shareGap), or from a new one.
-func (s *listShare[T]) get(ctx context.Context, key shareKey, list func(context.Context) ([]T, error)) ([]T, error) {
+// Get returns the namespace's items: from a LIST under way or still serving (see shareGap), or from a new one.
+func (s *ListShare[T]) Get(ctx context.Context, key ShareKey, list func(context.Context) ([]T, error)) ([]T, error) {
 	s.mu.Lock()
 	if s.lists == nil {
-		s.lists = map[shareKey]*sharedList[T]{}
+		s.lists = map[ShareKey]*sharedList[T]{}
 	}
 	l := s.lists[key]
 	fresh := l != nil
@@ -81,44 +82,61 @@ func (s *listShare[T]) get(ctx context.Context, key shareKey, list func(context.
 	}
 }
 
-// forget drops what is shared of a namespace, after a write to it.
-func (s *listShare[T]) forget(key shareKey) {
+// Forget drops what is shared of a namespace, after a write to it.
+func (s *ListShare[T]) Forget(key ShareKey) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.lists, key)
 }
 
-var (
-	sharedRayJobs    listShare[rayv1.RayJob]
-	sharedConfigMaps listShare[corev1.ConfigMap]
-	sharedWorkloads  listShare[kueue.Workload]
-	sharedRayPods    listShare[corev1.Pod]
-)
-
-// forgetShared is called after this provider writes a RayJob or its ConfigMap.
-func forgetShared(c *kube.Clients, ns string) {
-	sharedRayJobs.forget(shareKey{c, ns})
-	sharedConfigMaps.forget(shareKey{c, ns})
-	sharedWorkloads.forget(shareKey{c, ns})
-	sharedRayPods.forget(shareKey{c, ns})
+// Reset drops every shared LIST.
+func (s *ListShare[T]) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lists = nil
 }
 
-// sharedRayJob is the job from the namespace's shared LIST. That LIST is as fresh as a GET: a refresh sees every
+// JobReads answers a refresh's reads of RayJobs, their files' ConfigMaps, Workloads and Ray pods from shared LISTs of
+// each namespace. One serves a provider process.
+type JobReads struct {
+	rayJobs    ListShare[rayv1.RayJob]
+	configMaps ListShare[corev1.ConfigMap]
+	workloads  ListShare[kueue.Workload]
+	rayPods    ListShare[corev1.Pod]
+}
+
+// Forget is called after a write to a RayJob or its ConfigMap.
+func (r *JobReads) Forget(c *Clients, ns string) {
+	r.rayJobs.Forget(ShareKey{c, ns})
+	r.configMaps.Forget(ShareKey{c, ns})
+	r.workloads.Forget(ShareKey{c, ns})
+	r.rayPods.Forget(ShareKey{c, ns})
+}
+
+// Reset drops every shared LIST, so that the next reads see the objects as they are now.
+func (r *JobReads) Reset() {
+	r.rayJobs.Reset()
+	r.configMaps.Reset()
+	r.workloads.Reset()
+	r.rayPods.Reset()
+}
+
+// RayJob is the job from the namespace's shared LIST. That LIST is as fresh as a GET: a refresh sees every
 // change made before it started. A job the LIST does not hold is read on its own, so a job is only ever reported
 // gone by a GET's NotFound.
-func sharedRayJob(ctx context.Context, c *kube.Clients, ns, name string) (*rayv1.RayJob, error) {
-	all, err := namespaceRayJobs(ctx, c, ns)
+func (r *JobReads) RayJob(ctx context.Context, c *Clients, ns, name string) (*rayv1.RayJob, error) {
+	all, err := r.RayJobs(ctx, c, ns)
 	if err != nil {
 		return nil, err
 	}
-	if job := byName(all, name); job != nil {
+	if job := ByName(all, name); job != nil {
 		return job, nil
 	}
-	return getRayJob(ctx, c, ns, name)
+	return c.Ray.RayV1().RayJobs(ns).Get(ctx, name, metav1.GetOptions{})
 }
 
-// byName is a copy of the item of a shared LIST that has this name, or nil: the LIST stays as the other Reads see it.
-func byName[T any, P interface {
+// ByName is a copy of the item of a shared LIST that has this name, or nil: the LIST stays as the other Reads see it.
+func ByName[T any, P interface {
 	*T
 	GetName() string
 	DeepCopy() *T
@@ -131,14 +149,14 @@ func byName[T any, P interface {
 	return nil
 }
 
-// namespaceRayJobs lists the namespace's RayJobs as fresh as a quorum read, from the API server's watch cache. A
+// RayJobs lists the namespace's RayJobs as fresh as a quorum read, from the API server's watch cache. A
 // LIST without a resourceVersion is served from etcd, where the API server decodes every RayJob (a custom resource,
 // so as unstructured JSON) once per LIST: at 1000 jobs that was an eighth of the machine's CPU in a plan. Instead a
 // one-item page of that quorum read gives etcd's current revision, and the whole list is asked for not older than
 // it, which the watch cache answers (it waits until it has caught up). Where it cannot, the quorum LIST is used.
-func namespaceRayJobs(ctx context.Context, c *kube.Clients, ns string) ([]rayv1.RayJob, error) {
-	return sharedRayJobs.get(ctx, shareKey{c, ns}, func(ctx context.Context) ([]rayv1.RayJob, error) {
-		list, err := freshList(ctx, metav1.ListOptions{}, c.Ray.RayV1().RayJobs(ns).List)
+func (r *JobReads) RayJobs(ctx context.Context, c *Clients, ns string) ([]rayv1.RayJob, error) {
+	return r.rayJobs.Get(ctx, ShareKey{c, ns}, func(ctx context.Context) ([]rayv1.RayJob, error) {
+		list, err := FreshList(ctx, metav1.ListOptions{}, c.Ray.RayV1().RayJobs(ns).List)
 		if err != nil {
 			return nil, err
 		}
@@ -146,12 +164,12 @@ func namespaceRayJobs(ctx context.Context, c *kube.Clients, ns string) ([]rayv1.
 	})
 }
 
-// freshList lists as freshly as a quorum read, from the API server's watch cache. A LIST without a resourceVersion
+// FreshList lists as freshly as a quorum read, from the API server's watch cache. A LIST without a resourceVersion
 // is served from etcd, where the API server decodes every object once per LIST (custom resources as unstructured
 // JSON): 1000 RayJobs cost 1.9 s of its CPU that way, 0.23 s from the cache. So a one-item page of the quorum read
 // gives etcd's current revision, and the whole list is asked for not older than it, which the watch cache answers
 // once it has caught up. Where it cannot, the quorum LIST is made after all.
-func freshList[L interface {
+func FreshList[L interface {
 	GetContinue() string
 	GetResourceVersion() string
 }](ctx context.Context, opts metav1.ListOptions, list func(context.Context, metav1.ListOptions) (L, error)) (L, error) {
@@ -173,20 +191,19 @@ func freshList[L interface {
 // than read one by one: below it, a LIST would cost more than the GETs it saves.
 const minSharedConfigMaps = 4
 
-// sharedFilesConfigMap is filesConfigMap from one consistent LIST of the namespace's ConfigMaps. The provider's
+// FilesConfigMap is the job's files' ConfigMap called name (nil when there is none), from one consistent LIST of the namespace's ConfigMaps. The provider's
 // ConfigMaps carry no label of their own (they are the tutorial's `kubectl create configmap`), so the LIST is of the
 // namespace's ConfigMaps, in one page sized after its RayJobs: a namespace full of other ConfigMaps costs a bounded
 // page, and a job whose ConfigMap is not on it is read on its own.
-func sharedFilesConfigMap(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*corev1.ConfigMap, error) {
-	name := filesConfigMapName(job)
+func (r *JobReads) FilesConfigMap(ctx context.Context, c *Clients, job *rayv1.RayJob, name string) (*corev1.ConfigMap, error) {
 	if name == "" {
 		return nil, nil
 	}
-	jobs, err := namespaceRayJobs(ctx, c, job.Namespace)
+	jobs, err := r.RayJobs(ctx, c, job.Namespace)
 	if err != nil || len(jobs) < minSharedConfigMaps {
 		return getConfigMap(ctx, c, job.Namespace, name)
 	}
-	all, err := sharedConfigMaps.get(ctx, shareKey{c, job.Namespace}, func(ctx context.Context) ([]corev1.ConfigMap, error) {
+	all, err := r.configMaps.Get(ctx, ShareKey{c, job.Namespace}, func(ctx context.Context) ([]corev1.ConfigMap, error) {
 		list, err := c.Core.ConfigMaps(job.Namespace).List(ctx, metav1.ListOptions{Limit: int64(2*len(jobs) + 16)})
 		if err != nil {
 			return nil, err
@@ -196,16 +213,16 @@ func sharedFilesConfigMap(ctx context.Context, c *kube.Clients, job *rayv1.RayJo
 	if err != nil {
 		return getConfigMap(ctx, c, job.Namespace, name)
 	}
-	if cm := byName(all, name); cm != nil {
+	if cm := ByName(all, name); cm != nil {
 		return cm, nil
 	}
 	return getConfigMap(ctx, c, job.Namespace, name)
 }
 
-// sharedWorkload is findWorkload answered from the namespace's shared LIST.
-func sharedWorkload(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*kueue.Workload, error) {
-	all, err := sharedWorkloads.get(ctx, shareKey{c, job.Namespace}, func(ctx context.Context) ([]kueue.Workload, error) {
-		list, err := freshList(ctx, metav1.ListOptions{LabelSelector: jobUIDLabel}, c.Kueue.KueueV1beta2().Workloads(job.Namespace).List)
+// Workload is the job's live Workload (NewestWorkload), answered from the namespace's shared LIST.
+func (r *JobReads) Workload(ctx context.Context, c *Clients, job *rayv1.RayJob) (*kueue.Workload, error) {
+	all, err := r.workloads.Get(ctx, ShareKey{c, job.Namespace}, func(ctx context.Context) ([]kueue.Workload, error) {
+		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: JobUIDLabel}, c.Kueue.KueueV1beta2().Workloads(job.Namespace).List)
 		if err != nil {
 			return nil, err
 		}
@@ -216,20 +233,20 @@ func sharedWorkload(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*k
 	}
 	var mine []kueue.Workload
 	for _, wl := range all {
-		if wl.Labels[jobUIDLabel] == string(job.UID) {
+		if wl.Labels[JobUIDLabel] == string(job.UID) {
 			mine = append(mine, wl)
 		}
 	}
-	return newestWorkload(mine), nil
+	return NewestWorkload(mine), nil
 }
 
-// sharedJobPods is jobPods answered from the namespace's shared LIST of Ray pods.
-func sharedJobPods(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) ([]corev1.Pod, error) {
+// JobPods is the pods of the job's RayCluster (head and workers), answered from the namespace's shared LIST of Ray pods.
+func (r *JobReads) JobPods(ctx context.Context, c *Clients, job *rayv1.RayJob) ([]corev1.Pod, error) {
 	if job.Status.RayClusterName == "" {
 		return nil, nil
 	}
-	all, err := sharedRayPods.get(ctx, shareKey{c, job.Namespace}, func(ctx context.Context) ([]corev1.Pod, error) {
-		list, err := freshList(ctx, metav1.ListOptions{LabelSelector: rayClusterLabel}, c.Core.Pods(job.Namespace).List)
+	all, err := r.rayPods.Get(ctx, ShareKey{c, job.Namespace}, func(ctx context.Context) ([]corev1.Pod, error) {
+		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: RayClusterLabel}, c.Core.Pods(job.Namespace).List)
 		if err != nil {
 			return nil, err
 		}
@@ -240,9 +257,34 @@ func sharedJobPods(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) ([]c
 	}
 	var mine []corev1.Pod
 	for _, p := range all {
-		if p.Labels[rayClusterLabel] == job.Status.RayClusterName {
+		if p.Labels[RayClusterLabel] == job.Status.RayClusterName {
 			mine = append(mine, p)
 		}
 	}
 	return mine, nil
+}
+
+// Labels Kueue and KubeRay put on what they make for a job.
+const (
+	// JobUIDLabel is on the Workloads Kueue makes for a job: the job's UID.
+	JobUIDLabel = "kueue.x-k8s.io/job-uid"
+	// RayClusterLabel is on the pods of a RayCluster: its name.
+	RayClusterLabel = "ray.io/cluster"
+)
+
+// NewestWorkload is the live one of a job's Workloads: with workload slices an elastic job can have several.
+func NewestWorkload(wls []kueue.Workload) *kueue.Workload {
+	if len(wls) == 0 {
+		return nil
+	}
+	sort.Slice(wls, func(i, j int) bool { return wls[i].CreationTimestamp.After(wls[j].CreationTimestamp.Time) })
+	return &wls[0]
+}
+
+func getConfigMap(ctx context.Context, c *Clients, ns, name string) (*corev1.ConfigMap, error) {
+	cm, err := c.Core.ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return cm, err
 }

@@ -20,7 +20,6 @@ import (
 
 const (
 	gkeNodePoolLabel = "cloud.google.com/gke-nodepool"
-	rayClusterLabel  = "ray.io/cluster"
 	// autoscalerSource is the event source of GKE's cluster autoscaler.
 	autoscalerSource = "cluster-autoscaler"
 	// noNodeGrace lets a scale-up that the autoscaler has just started, or the scheduler's next try, arrive before a
@@ -33,7 +32,7 @@ func jobPods(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) ([]corev1.
 	if job.Status.RayClusterName == "" {
 		return nil, nil
 	}
-	list, err := c.Core.Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: rayClusterLabel + "=" + job.Status.RayClusterName})
+	list, err := c.Core.Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.RayClusterLabel + "=" + job.Status.RayClusterName})
 	if err != nil {
 		return nil, err
 	}

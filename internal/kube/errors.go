@@ -1,25 +1,22 @@
-package provider
+package kube
 
 import (
 	"fmt"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
-// Errors from Kubernetes, for every Kubernetes-side resource: what refused, and for the common causes, the fix.
-
-// kubeError names the object and, for the common causes, the fix.
-func kubeError(c *kube.Clients, kind, name string, err error) error {
+// Explain names the object a Kubernetes refusal concerns and, for the common causes, the fix: what every
+// Kubernetes-side resource reports when the API server says no.
+func (c *Clients) Explain(kind, name string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if kube.WebhookDenied(err) {
+	if WebhookDenied(err) {
 		return fmt.Errorf("%s %s on %s was refused by an admission webhook, which found it invalid: %w", kind, name, c.Host, err)
 	}
-	if hint := kube.CredentialsHint(c.Host, err); hint != nil {
+	if hint := CredentialsHint(c.Host, err); hint != nil {
 		return fmt.Errorf("%s %s: %w", kind, name, hint)
 	}
 	switch {
@@ -29,7 +26,7 @@ func kubeError(c *kube.Clients, kind, name string, err error) error {
 	case apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource"):
 		return fmt.Errorf("%s %s on %s: the cluster does not serve Kueue's kueue.x-k8s.io/v1beta2 API; install Kueue v0.15 "+
 			"or later (dwsfallback_kueue_install, or the tutorial's helm install): %w", kind, name, c.Host, err)
-	case kube.WebhookNotReady(err):
+	case WebhookNotReady(err):
 		return fmt.Errorf("%s %s on %s: Kueue's webhook is not answering (Kueue not running, or just installed): %w", kind, name, c.Host, err)
 	}
 	return fmt.Errorf("%s %s on %s: %w", kind, name, c.Host, err)

@@ -1,0 +1,144 @@
+package provider
+
+import (
+	"fmt"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+)
+
+type tpuPoolPairModel struct {
+	poolPairModel
+	TPUTopology     types.String `tfsdk:"tpu_topology"`
+	PlacementPolicy types.String `tfsdk:"placement_policy"`
+	TPUAccelerator  types.String `tfsdk:"tpu_accelerator"`
+	ChipsPerNode    types.Int64  `tfsdk:"chips_per_node"`
+	NodesPerSlice   types.Int64  `tfsdk:"nodes_per_slice"`
+	ChipsPerSlice   types.Int64  `tfsdk:"chips_per_slice"`
+	MaxChips        types.Int64  `tfsdk:"max_chips"`
+}
+
+func (m *tpuPoolPairModel) pair() *poolPairModel { return &m.poolPairModel }
+
+// expandKind places the pool's slice. GKE refuses a topology on a single-host TPU7x pool, whose machine type says
+// its shape; multi-host TPU7x pools name their workload policy, and keep the topology as other generations do.
+func (m *tpuPoolPairModel) expandKind(_ poolRole, np *containerpb.NodePool) {
+	if mt, ok := catalog.Lookup(m.MachineType.ValueString()); ok && mt.SingleHostTopology() == m.TPUTopology.ValueString() {
+		return
+	}
+	np.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{TpuTopology: m.TPUTopology.ValueString(), PolicyName: m.PlacementPolicy.ValueString()}
+}
+
+func (m *tpuPoolPairModel) flattenKind(np *containerpb.NodePool) {
+	m.TPUTopology = types.StringValue(poolTopology(np))
+	m.PlacementPolicy = types.StringNull()
+	if p := np.GetPlacementPolicy().GetPolicyName(); p != "" {
+		m.PlacementPolicy = types.StringValue(p)
+	}
+}
+
+func (m *tpuPoolPairModel) incompatible(have, want *containerpb.NodePool) string {
+	switch {
+	case poolTopology(have) != poolTopology(want):
+		return fmt.Sprintf("has TPU topology %q, not %q", poolTopology(have), poolTopology(want))
+	case have.GetPlacementPolicy().GetPolicyName() != want.GetPlacementPolicy().GetPolicyName():
+		return fmt.Sprintf("has placement policy %q, not %q", have.GetPlacementPolicy().GetPolicyName(), want.GetPlacementPolicy().GetPolicyName())
+	}
+	return ""
+}
+
+// slice is the TPU slice the attributes describe: from the catalog for a known machine type, from chips_per_node
+// and tpu_accelerator for one the provider does not know. ok is false while an input is unknown or missing.
+func (m *tpuPoolPairModel) slice() (catalog.Slice, bool) {
+	if !known(m.MachineType) || !known(m.TPUTopology) {
+		return catalog.Slice{}, false
+	}
+	if _, ok := catalog.Lookup(m.MachineType.ValueString()); ok {
+		s, err := catalog.NewSlice(m.MachineType.ValueString(), m.TPUTopology.ValueString())
+		return s, err == nil
+	}
+	if !known(m.ChipsPerNode) || !known(m.TPUAccelerator) {
+		return catalog.Slice{}, false
+	}
+	s, err := catalog.UnknownSlice(m.MachineType.ValueString(), m.TPUAccelerator.ValueString(), m.TPUTopology.ValueString(), int(m.ChipsPerNode.ValueInt64()))
+	return s, err == nil
+}
+
+// derive fills the slice attributes from machine type and topology; unknown inputs leave them unknown.
+func (m *tpuPoolPairModel) derive() {
+	s, ok := m.slice()
+	if !ok {
+		// Unknown while an input is; null when the inputs are known but do not describe a slice (validate says why).
+		pending := !known(m.MachineType) || !known(m.TPUTopology) || m.ChipsPerNode.IsUnknown() || m.TPUAccelerator.IsUnknown()
+		v := types.Int64Null()
+		if pending {
+			v = types.Int64Unknown()
+		}
+		if !known(m.TPUAccelerator) && !pending {
+			m.TPUAccelerator = types.StringNull()
+		}
+		if !known(m.ChipsPerNode) && !pending {
+			m.ChipsPerNode = types.Int64Null()
+		}
+		m.NodesPerSlice, m.ChipsPerSlice, m.MaxChips = v, v, v
+		return
+	}
+	switch {
+	case m.MaxNodes.IsUnknown():
+		m.MaxChips = types.Int64Unknown()
+	case m.MaxNodes.IsNull():
+		m.MaxChips = types.Int64Null()
+	default:
+		m.MaxChips = types.Int64Value(m.MaxNodes.ValueInt64() * int64(s.ChipsPerNode))
+	}
+	m.TPUAccelerator = types.StringValue(s.Accelerator)
+	m.ChipsPerNode = types.Int64Value(int64(s.ChipsPerNode))
+	m.NodesPerSlice = types.Int64Value(int64(s.NodesPerSlice))
+	m.ChipsPerSlice = types.Int64Value(int64(s.ChipsPerSlice))
+}
+
+func (m *tpuPoolPairModel) labels(pool types.String) types.Map {
+	if pool.IsUnknown() || m.TPUAccelerator.IsUnknown() || m.TPUTopology.IsUnknown() {
+		return types.MapUnknown(types.StringType)
+	}
+	return nodeLabels(pool.ValueString(), m.TPUAccelerator.ValueString(), m.TPUTopology.ValueString())
+}
+
+func (m *tpuPoolPairModel) liveLabels(np *containerpb.NodePool) types.Map {
+	if np == nil {
+		return types.MapNull(types.StringType)
+	}
+	accelerator := m.TPUAccelerator.ValueString()
+	if mt, ok := catalog.Lookup(np.GetConfig().GetMachineType()); ok {
+		accelerator = mt.Accelerator
+	}
+	return nodeLabels(np.GetName(), accelerator, poolTopology(np))
+}
+
+// poolTopology is the slice shape of a TPU pool: its topology, or for a single-host TPU7x pool, which has none, the
+// shape of its one node.
+func poolTopology(np *containerpb.NodePool) string {
+	if t := np.GetPlacementPolicy().GetTpuTopology(); t != "" {
+		return t
+	}
+	mt, _ := catalog.Lookup(np.GetConfig().GetMachineType())
+	return mt.SingleHostTopology()
+}
+
+// nodeLabels are the labels GKE puts on every node of a TPU pool that tell it apart: the pool, and the TPU
+// accelerator and topology (GKE's TPU docs select TPU nodes by these two). A Kueue flavor needs all three: Kueue
+// matches a job to a flavor only on the keys the flavor lists, so a flavor with the pool label alone takes jobs of
+// any TPU generation. Empty accelerator or topology leave those labels out.
+func nodeLabels(pool, accelerator, topology string) types.Map {
+	labels := map[string]attr.Value{gkeNodePoolLabel: types.StringValue(pool)}
+	if accelerator != "" {
+		labels[tpuAcceleratorLabel] = types.StringValue(accelerator)
+	}
+	if topology != "" {
+		labels[tpuTopologyLabel] = types.StringValue(topology)
+	}
+	return types.MapValueMust(types.StringType, labels)
+}

@@ -1,0 +1,91 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+)
+
+func (m *tpuPoolPairModel) validate(diags *diag.Diagnostics) {
+	if !known(m.MachineType) || !known(m.TPUTopology) || !catalog.IsTPU(m.MachineType.ValueString()) {
+		return
+	}
+	mt, isKnown := catalog.Lookup(m.MachineType.ValueString())
+	if _, perr := catalog.ParseTopology(m.TPUTopology.ValueString()); perr != nil {
+		return // the topology's own validator says why
+	}
+	if !isKnown {
+		validateUnknownTPU(m, diags)
+		return
+	}
+	for _, d := range []struct {
+		attr  string
+		set   bool
+		match bool
+		want  string
+	}{
+		{"tpu_accelerator", known(m.TPUAccelerator), m.TPUAccelerator.ValueString() == mt.Accelerator, mt.Accelerator},
+		{"chips_per_node", known(m.ChipsPerNode), m.ChipsPerNode.ValueInt64() == int64(mt.ChipsPerVM), fmt.Sprint(mt.ChipsPerVM)},
+	} {
+		if d.set && !d.match {
+			diags.AddAttributeError(path.Root(d.attr), d.attr+" contradicts the machine type",
+				fmt.Sprintf("%s nodes have %s = %s. Leave %s out: it is derived from a machine type the provider knows.", mt.Name, d.attr, d.want, d.attr))
+		}
+	}
+	s, err := catalog.NewSlice(m.MachineType.ValueString(), m.TPUTopology.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("tpu_topology"), "TPU topology does not fit the machine type", err.Error())
+		return
+	}
+	validateSliceBounds(m, s, diags)
+	if !s.MultiHost() && mt.NeedsWorkloadPolicy && !m.PlacementPolicy.IsNull() {
+		diags.AddAttributeError(path.Root("placement_policy"), "Single-host "+mt.Accelerator+" slices take no placement policy",
+			fmt.Sprintf("GKE refuses a topology or workload policy on a single-host %s pool (%s is one node): leave placement_policy out.", mt.Name, s.Topology))
+	}
+	if s.MultiHost() && mt.NeedsWorkloadPolicy && m.PlacementPolicy.IsNull() {
+		diags.AddAttributeError(path.Root("placement_policy"), "Multi-host "+mt.Accelerator+" slices need a workload policy",
+			fmt.Sprintf("GKE places a multi-host %s slice by a workload policy: create one with `gcloud compute resource-policies create workload-policy NAME "+
+				"--type=HIGH_THROUGHPUT --accelerator-topology=%s --region=REGION` and set placement_policy = \"NAME\".", mt.Name, s.Topology))
+	}
+}
+
+// validateUnknownTPU checks what it can of a machine type the provider does not know, and asks for what it cannot
+// derive.
+func validateUnknownTPU(m *tpuPoolPairModel, diags *diag.Diagnostics) {
+	diags.AddAttributeWarning(path.Root("machine_type"), "TPU machine type not known to this provider",
+		fmt.Sprintf("This provider cannot check %s against GKE's rules (topologies, slice sizes, placement); GKE's answer at apply decides. "+
+			"Known types: %s.", m.MachineType.ValueString(), strings.Join(catalog.Names(), ", ")))
+	askFor(m.MachineType.ValueString(), "GKE's TPU docs give it", diags,
+		unknownTypeNeed{"tpu_accelerator", !m.TPUAccelerator.IsNull(), "the cloud.google.com/gke-tpu-accelerator label GKE gives its nodes"},
+		unknownTypeNeed{"chips_per_node", !m.ChipsPerNode.IsNull(), "the TPU chips of one node (google.com/tpu)"})
+	if s, ok := m.slice(); ok {
+		validateSliceBounds(m, s, diags)
+	} else if known(m.ChipsPerNode) && known(m.TPUAccelerator) {
+		_, err := catalog.UnknownSlice(m.MachineType.ValueString(), m.TPUAccelerator.ValueString(), m.TPUTopology.ValueString(), int(m.ChipsPerNode.ValueInt64()))
+		diags.AddAttributeError(path.Root("tpu_topology"), "TPU topology does not fit the nodes", err.Error())
+	}
+}
+
+// validateSliceBounds: GKE scales a multi-host slice whole, so the autoscaling bounds are whole slices.
+func validateSliceBounds(m *tpuPoolPairModel, s catalog.Slice, diags *diag.Diagnostics) {
+	if !s.MultiHost() {
+		return
+	}
+	n := int64(s.NodesPerSlice)
+	for _, b := range []struct {
+		attr string
+		v    types.Int64
+	}{{"min_nodes", m.MinNodes}, {"max_nodes", m.MaxNodes}} {
+		if known(b.v) && b.v.ValueInt64()%n != 0 {
+			lower := b.v.ValueInt64() / n * n
+			diags.AddAttributeError(path.Root(b.attr), b.attr+" is not a whole number of TPU slices",
+				fmt.Sprintf("A %s slice of %s spans %d nodes, and GKE scales multi-host slices whole, so %s must be a multiple of %d: use %d or %d instead of %d.",
+					s.Topology, s.MachineType, n, b.attr, n, lower, lower+n, b.v.ValueInt64()))
+		}
+	}
+}
