@@ -15,6 +15,7 @@ import (
 // Every cluster-scoped resource takes its cluster attribute from the one scope: re-spelling the cluster (its id for
 // its name) must replace none of them. A resource that grew its own copy once replaced every job and Kueue itself.
 func TestEveryClusterScopedResourceSharesTheScope(t *testing.T) {
+	t.Parallel()
 	for _, newResource := range (&dwsProvider{}).Resources(context.Background()) {
 		r := newResource()
 		var meta resource.MetadataResponse

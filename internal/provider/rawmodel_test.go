@@ -27,6 +27,7 @@ type rawOuter struct {
 }
 
 func TestFillScalars(t *testing.T) {
+	t.Parallel()
 	strMap, numMap := tftypes.Map{ElementType: tftypes.String}, tftypes.Map{ElementType: tftypes.Number}
 	head := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"x": tftypes.String}}
 	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
@@ -75,6 +76,7 @@ func TestFillScalars(t *testing.T) {
 }
 
 func TestSetScalars(t *testing.T) {
+	t.Parallel()
 	strMap := tftypes.Map{ElementType: tftypes.String}
 	head := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"x": tftypes.String}}
 	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
@@ -120,6 +122,7 @@ func TestSetScalars(t *testing.T) {
 // TestFillScalarsMatchesFramework: a RayJob configuration decoded by fillScalars is the model the framework's
 // reflection decodes (timeouts aside, which fillScalars leaves zero), for each base of the differential test.
 func TestFillScalarsMatchesFramework(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var sr resource.SchemaResponse
 	(&rayJobResource{}).Schema(ctx, resource.SchemaRequest{}, &sr)

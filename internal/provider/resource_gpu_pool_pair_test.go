@@ -24,10 +24,12 @@ func gpuModel() *gpuPoolPairModel {
 }
 
 func TestExpandGPUPoolMatchesGcloud(t *testing.T) {
+	t.Parallel()
 	expandsLikeGcloud(t, gcloudGPUBodies, gpuModel(), "od", "dws")
 }
 
 func TestGPUModelReadsWhatItWrites(t *testing.T) {
+	t.Parallel()
 	m := gpuModel()
 	np := expandNodePool(flexStartRole, poolModel{Name: types.StringValue("dws"), Provisioning: types.StringValue(provisioningQueued)}, m)
 	got := &gpuPoolPairModel{}

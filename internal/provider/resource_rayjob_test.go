@@ -1,337 +1,373 @@
 package provider
 
 import (
-	"context"
-	"fmt"
-	"regexp"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/yaml"
 )
 
-// jobsConfig is the tutorial's jobs as dwsfallback_rayjob resources, on the pool pair and queue of prefix p, for
-// jobs numbered in ids; extra goes into each job.
-func jobsConfig(cluster, p string, ids []int, extra string) string {
-	var b strings.Builder
-	for _, id := range ids {
-		fmt.Fprintf(&b, `
-resource "dwsfallback_rayjob" "job%[3]d" {
-  cluster    = %[1]q
-  name       = "%[2]s-rayjob-%[3]d"
-  queue      = "%[2]s-user-queue"
-  elastic    = true
-  entrypoint = "python /app/train.py"
-  files      = { "train.py" = "print('training')\n" }
-  runtime_env = { pip = ["jax[tpu]==0.8.2", "pandas==2.3.3"] }
-  image      = "rayproject/ray:2.53.0-py311"
-  head       = { cpu = "2", memory = "4Gi", node_selector = { "cloud.google.com/gke-nodepool" = "default-pool" } }
-  tpu_workers = {
-    accelerator    = dwsfallback_tpu_pool_pair.test.tpu_accelerator
-    topology       = dwsfallback_tpu_pool_pair.test.tpu_topology
-    chips_per_node = dwsfallback_tpu_pool_pair.test.chips_per_node
-    replicas = 1, min_replicas = 1, max_replicas = 2
-    cpu = "8", memory = "16Gi"
-  }
-  depends_on = [dwsfallback_kueue_queue.test]
-  %[4]s
-}
-`, cluster, p, id, extra)
+// tutorialJob is the resource's model for the tutorial's job 1.
+func tutorialJob() *rayJobModel {
+	str := func(s string) types.String { return types.StringValue(s) }
+	return &rayJobModel{
+		Namespace: str("default"), Name: str("PREFIX-rayjob-1"), Queue: str("PREFIX-user-queue"), Elastic: types.BoolValue(true),
+		Entrypoint:     str("python /app/train.py"),
+		Files:          types.MapValueMust(types.StringType, map[string]attr.Value{"train.py": str("print('hi')\n")}),
+		FilesConfigMap: str("jax-train-script"), FilesMountPath: str("/app"),
+		RuntimeEnv: &runtimeEnvModel{Pip: types.ListValueMust(types.StringType, []attr.Value{str("jax[tpu]==0.8.2"), str("pandas==2.3.3")})},
+		Image:      str("rayproject/ray:2.53.0-py311"),
+		Head: &headModel{CPU: str("2"), Memory: str("4Gi"),
+			NodeSelector: types.MapValueMust(types.StringType, map[string]attr.Value{"cloud.google.com/gke-nodepool": str("default-pool")})},
+		TPUWorkers: &tpuWorkersModel{GroupName: str("tpu-group"), Accelerator: str("tpu-v6e-slice"), Topology: str("4x4"),
+			ChipsPerNode: types.Int64Value(4), Replicas: types.Int64Value(1), MinReplicas: types.Int64Value(1), MaxReplicas: types.Int64Value(2),
+			CPU: str("8"), Memory: str("16Gi")},
+		Env: types.MapNull(types.StringType), Labels: types.MapNull(types.StringType), Annotations: types.MapNull(types.StringType),
+		ShutdownAfterJobFinishes: types.BoolValue(true), EnableInTreeAutoscaling: types.BoolValue(true),
 	}
-	return b.String()
 }
 
-// TestAccRayJob_fallback is the tutorial's point, through Terraform: job 1 is admitted on on-demand capacity, job 2
-// falls back to DWS and is admitted once the simulated DWS provisions; a stockout is reported with the admission
-// check's own message; with job 1 gone, a new job goes to on-demand again.
-func TestAccRayJob_fallback(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jobs")
-	base := pairConfig("acc-jobs", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-jobs", "jobs", 16)
-	// Fail fast on a stockout: no provisioning retries.
-	base = strings.Replace(base, `config = "jobs-dws-config" }`, `config = "jobs-dws-config", retry = { backoff_limit_count = 0 } }`, 1)
-	flavor := func(n int, want string) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue(fmt.Sprintf("dwsfallback_rayjob.job%d", n), tfjsonpath.New("admitted_flavor"), knownvalue.StringExact(want))
+func TestExpandRayJobMatchesTutorial(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/tutorial-rayjob.yaml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy: func(*terraform.State) error {
-			_, err := adminClients(t).Ray.RayV1().RayJobs("default").Get(context.Background(), "jobs-rayjob-1", metav1.GetOptions{})
-			if !apierrors.IsNotFound(err) {
-				return fmt.Errorf("RayJob jobs-rayjob-1 still exists after destroy (%v)", err)
-			}
-			return nil
-		},
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() { dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond) },
-				Config:    base + jobsConfig("acc-jobs", "jobs", []int{1}, ""),
-				ConfigStateChecks: []statecheck.StateCheck{
-					flavor(1, "jobs-on-demand"),
-					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("admitted"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("num_of_hosts"), knownvalue.Int64Exact(4)),
-					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("files_config_map"), knownvalue.StringExact("jobs-rayjob-1-files")),
-				},
-			},
-			{
-				Config: base + jobsConfig("acc-jobs", "jobs", []int{1, 2}, "") + `
-data "dwsfallback_rayjob" "job2" {
-  cluster    = "acc-jobs"
-  name       = dwsfallback_rayjob.job2.name
-  depends_on = [dwsfallback_rayjob.job2]
-}
-data "dwsfallback_workloads" "all" {
-  cluster       = "acc-jobs"
-  cluster_queue = dwsfallback_kueue_queue.test.name
-  depends_on    = [dwsfallback_rayjob.job2]
-}
-`,
-				ConfigStateChecks: []statecheck.StateCheck{
-					flavor(1, "jobs-on-demand"),
-					flavor(2, "jobs-dws"),
-					statecheck.ExpectKnownValue("data.dwsfallback_rayjob.job2", tfjsonpath.New("admitted_flavor"), knownvalue.StringExact("jobs-dws")),
-					statecheck.ExpectKnownValue("data.dwsfallback_workloads.all", tfjsonpath.New("workloads"), knownvalue.ListPartial(map[int]knownvalue.Check{
-						0: knownvalue.ObjectPartial(map[string]knownvalue.Check{"admitted_flavor": knownvalue.StringExact("jobs-on-demand"), "admitted": knownvalue.Bool(true)}),
-						1: knownvalue.ObjectPartial(map[string]knownvalue.Check{"admitted_flavor": knownvalue.StringExact("jobs-dws"),
-							"admission_checks": knownvalue.MapExact(map[string]knownvalue.Check{"jobs-dws-prov": knownvalue.StringExact("Ready")})}),
-					})),
-					statecheck.ExpectKnownValue("dwsfallback_rayjob.job2", tfjsonpath.New("admission_checks"),
-						knownvalue.MapExact(map[string]knownvalue.Check{"jobs-dws-prov": knownvalue.StringExact("Ready")})),
-				},
-			},
-			{
-				// Plan A full, plan B out of stock: job 3 cannot be admitted, and says why.
-				PreConfig:   func() { dws.SetMode(gkeemu.DWSFail, 200*time.Millisecond) },
-				Config:      base + jobsConfig("acc-jobs", "jobs", []int{1, 2, 3}, `timeouts = { create = "20s" }`),
-				ExpectError: regexp.MustCompile(`(?s)waiting for RayJob \(default/jobs-rayjob-3\).*jobs-dws-prov`),
-			},
-			{
-				// Job 1 (and the failed job 3) destroyed: destroy returns once their Workloads are gone.
-				PreConfig: func() { dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond) },
-				Config:    base + jobsConfig("acc-jobs", "jobs", []int{2}, ""),
-			},
-			{
-				// A new job takes the freed on-demand quota.
-				Config: base + jobsConfig("acc-jobs", "jobs", []int{2, 4}, ""),
-				ConfigStateChecks: []statecheck.StateCheck{
-					flavor(4, "jobs-on-demand"),
-				},
-			},
-		},
-	})
-}
-
-// TestAccRayJob_tutorialEquivalence: the tutorial's RayJob and ConfigMap made by kubectl, imported, plan no change.
-func TestAccRayJob_tutorialEquivalence(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jequiv")
-	kubectl(t, "", "create", "configmap", "jax-train-script", "--from-file=testdata/train.py")
-	t.Cleanup(func() { kubectl(t, "", "delete", "configmap", "jax-train-script", "--ignore-not-found") })
-	kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "equiv", "JOB_ID", "1"), "apply", "-f", "-")
-	cfg := fmt.Sprintf(`
-resource "dwsfallback_rayjob" "test" {
-  cluster          = "acc-jequiv"
-  name             = "equiv-rayjob-1"
-  queue            = "equiv-user-queue"
-  elastic          = true
-  entrypoint       = "python /app/train.py"
-  files            = { "train.py" = %q }
-  files_config_map = "jax-train-script"
-  runtime_env      = { pip = ["jax[tpu]==0.8.2", "pandas==2.3.3"] }
-  image            = "rayproject/ray:2.53.0-py311"
-  head             = { cpu = "2", memory = "4Gi", node_selector = { "cloud.google.com/gke-nodepool" = "default-pool" } }
-  tpu_workers = {
-    accelerator = "tpu-v6e-slice", topology = "4x4", chips_per_node = 4
-    replicas = 1, min_replicas = 1, max_replicas = 2
-    cpu = "8", memory = "16Gi"
-  }
-}
-`, testdata(t, "train.py"))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config:             cfg,
-				ResourceName:       "dwsfallback_rayjob.test",
-				ImportState:        true,
-				ImportStateId:      clusterRef{testProject, testLocation, "acc-jequiv"}.String() + "/namespaces/default/rayJobs/equiv-rayjob-1",
-				ImportStatePersist: true,
-			},
-			{Config: cfg, PlanOnly: true},
-		},
-	})
-}
-
-// TestAccRayJob_disappears: a job deleted before it finished is planned again; its files ConfigMap changed by hand
-// plans a new run.
-func TestAccRayJob_disappears(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jgone")
-	cfg := pairConfig("acc-jgone", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-jgone", "gone", 16) + jobsConfig("acc-jgone", "gone", []int{1}, "")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig: func() { kubectl(t, "", "delete", "rayjob", "gone-rayjob-1", "--wait=true") },
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("dwsfallback_rayjob.job1", plancheck.ResourceActionCreate),
-				}},
-			},
-			{
-				PreConfig: func() {
-					kubectl(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gone-rayjob-1-files, namespace: default}\ndata: {train.py: edited}\n", "apply", "-f", "-")
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("dwsfallback_rayjob.job1", plancheck.ResourceActionReplace),
-				}},
-			},
-			{
-				// The run finishes (KubeRay reports Complete) and a refresh records it.
-				PreConfig: func() {
-					kubectl(t, "", "patch", "rayjob", "gone-rayjob-1", "--subresource=status", "--type=merge",
-						"-p", `{"status":{"jobDeploymentStatus":"Complete","jobStatus":"SUCCEEDED"}}`)
-				},
-				RefreshState: true,
-			},
-			{
-				// KubeRay (or a person) cleans the finished job up: the run stays finished, nothing is resubmitted.
-				PreConfig: func() { kubectl(t, "", "delete", "rayjob", "gone-rayjob-1", "--wait=true") },
-				Config:    cfg,
-				PlanOnly:  true,
-			},
-		},
-	})
-}
-
-// driftJobConfig is one job as a platform module writes it: most settings left to their defaults. Its LocalQueue
-// does not exist, so Kueue manages the job (queue label, suspended) but never admits it: the API server takes edits
-// of its spec, as it does of a job waiting for admission.
-func driftJobConfig(extra string) string {
-	return fmt.Sprintf(`
-resource "dwsfallback_rayjob" "drift" {
-  cluster    = "acc-jdrift"
-  name       = "drift-job"
-  queue      = "drift-no-such-queue"
-  wait_for   = "none"
-  entrypoint = "python /app/train.py"
-  files      = { "train.py" = "print('training')\n" }
-  runtime_env = { pip = ["jax[tpu]==0.8.2"] }
-  image      = "rayproject/ray:2.53.0-py311"
-  head       = { cpu = "2", memory = "4Gi", node_selector = { "cloud.google.com/gke-nodepool" = "default-pool" } }
-  tpu_workers = {
-    accelerator = "tpu-v6e-slice", topology = "4x4", chips_per_node = 4
-    cpu = "8", memory = "16Gi"
-  }
-  %s
-}
-`, extra)
-}
-
-// TestAccRayJob_driftByKubectl changes each field the resource manages with kubectl, one at a time, and expects the
-// plan to submit the job again (every one of them replaces it); what Kueue and KubeRay do to the job shows nothing.
-// Before Read compared the spec, every one of these planned "No changes".
-func TestAccRayJob_driftByKubectl(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jdrift")
-	cfg := driftJobConfig("")
-	const addr = "dwsfallback_rayjob.drift"
-	worker, head := "/spec/rayClusterSpec/workerGroupSpecs/0", "/spec/rayClusterSpec/headGroupSpec/template/spec"
-	cases := []struct{ name, patchType, patch string }{
-		{"entrypoint", "merge", `{"spec":{"entrypoint":"python /app/other.py"}}`},
-		{"runtime env", "merge", `{"spec":{"runtimeEnvYAML":"pip:\n- jax==0.1\n"}}`},
-		{"head image", "json", `[{"op":"replace","path":"` + head + `/containers/0/image","value":"rayproject/ray:2.9.0"}]`},
-		{"worker image", "json", `[{"op":"replace","path":"` + worker + `/template/spec/containers/0/image","value":"rayproject/ray:2.9.0"}]`},
-		{"head cpu", "json", `[{"op":"replace","path":"` + head + `/containers/0/resources/requests/cpu","value":"3"}]`},
-		{"worker memory", "json", `[{"op":"replace","path":"` + worker + `/template/spec/containers/0/resources/limits/memory","value":"32Gi"}]`},
-		{"replicas", "json", `[{"op":"replace","path":"` + worker + `/replicas","value":2}]`},
-		{"max replicas", "json", `[{"op":"replace","path":"` + worker + `/maxReplicas","value":4}]`},
-		{"worker topology selector", "json", `[{"op":"replace","path":"` + worker + `/template/spec/nodeSelector/cloud.google.com~1gke-tpu-topology","value":"2x4"}]`},
-		{"head node selector", "json", `[{"op":"replace","path":"` + head + `/nodeSelector/cloud.google.com~1gke-nodepool","value":"other-pool"}]`},
-		{"queued toleration removed", "json", `[{"op":"remove","path":"` + worker + `/template/spec/tolerations/1"}]`},
-		{"env", "json", `[{"op":"add","path":"` + head + `/containers/0/env","value":[{"name":"A","value":"b"}]}]`},
-		{"mount path", "json", `[{"op":"replace","path":"` + head + `/containers/0/volumeMounts/0/mountPath","value":"/code"}]`},
-		{"label", "merge", `{"metadata":{"labels":{"team":"b"}}}`},
-		{"annotation", "merge", `{"metadata":{"annotations":{"note":"x"}}}`},
-		{"queue label", "merge", `{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"other-queue"}}}`},
-		// Not here, because Kueue's webhook refuses them on a job it manages (TestReadSpec covers them): the elastic
-		// annotation ("field is immutable"), shutdownAfterJobFinishes false ("a kueue managed job should delete the
-		// cluster after finishing") and in-tree autoscaling on a job that is not elastic.
+	want := &rayv1.RayJob{}
+	if err := yaml.UnmarshalStrict([]byte(strings.ReplaceAll(string(b), "JOB_ID", "1")), want); err != nil {
+		t.Fatal(err)
 	}
-	steps := []resource.TestStep{{Config: cfg}}
-	for _, c := range cases {
-		steps = append(steps, resource.TestStep{
-			PreConfig: func() {
-				t.Logf("kubectl patch: %s", c.name)
-				kubectl(t, "", "patch", "rayjob", "drift-job", "--type="+c.patchType, "-p", c.patch)
-			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
+	want.Namespace = "default" // kubectl applies it to the current namespace
+	got, err := expandRayJob(tutorialJob())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
+		t.Errorf("RayJob differs from the tutorial's manifest (-tutorial +provider):\n%s", diff)
+	}
+}
+
+func TestNumOfHosts(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		topology string
+		chips    int64
+		want     int32
+		err      bool
+	}{
+		{"4x4", 4, 4, false}, {"2x2", 4, 1, false}, {"2x4", 8, 1, false}, {"2x2x4", 4, 4, false}, {"16x16", 4, 64, false},
+		{"4x4", 3, 0, true}, {"4x4", 0, 0, true}, {"4by4", 4, 0, true},
+	}
+	for _, tc := range cases {
+		got, err := numOfHosts(tc.topology, tc.chips)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("numOfHosts(%q, %d) = %d, %v; want %d, error %v", tc.topology, tc.chips, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// A pip line is one YAML scalar whatever it holds: " #" or ": " in it must not turn into a comment or a mapping.
+func TestRuntimeEnvYAMLKeepsEachLine(t *testing.T) {
+	t.Parallel()
+	pip := []string{"jax[tpu]==0.8.2", "pkg @ https://example.invalid/pkg.whl#sha256=abc", "name: colon", "# hash first", "'quoted'"}
+	text, err := runtimeEnvYAML(pip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Pip []string `json:"pip"`
+	}
+	if err := yaml.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatalf("runtimeEnvYAML gave YAML that does not parse: %v\n%s", err, text)
+	}
+	if diff := cmp.Diff(pip, got.Pip); diff != "" {
+		t.Errorf("pip read back from\n%s(-want +got):\n%s", text, diff)
+	}
+	if tutorial, _ := runtimeEnvYAML([]string{"jax[tpu]==0.8.2", "pandas==2.3.3"}); tutorial != "pip:\n  - jax[tpu]==0.8.2\n  - pandas==2.3.3\n" {
+		t.Errorf("the tutorial's runtime env is written %q, not as the tutorial writes it", tutorial)
+	}
+}
+
+// A GPU job's worker group asks for whole nodes' GPUs, selects the GPU type, tolerates the GPU and queued taints,
+// and reads back (import) as the gpu_workers it was made from.
+func TestGPUWorkersRoundTrip(t *testing.T) {
+	t.Parallel()
+	m := tutorialJob()
+	str := func(s string) types.String { return types.StringValue(s) }
+	gw := &gpuWorkersModel{GroupName: str("gpu-group"), Accelerator: str("nvidia-h100-80gb"), GPUs: types.Int64Value(8),
+		Replicas: types.Int64Value(1), MinReplicas: types.Int64Value(1), MaxReplicas: types.Int64Value(1), CPU: str("8"), Memory: str("64Gi")}
+	m.TPUWorkers, m.GPUWorkers = nil, gw
+	job, err := expandRayJob(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := job.Spec.RayClusterSpec.WorkerGroupSpecs[0]
+	pod := g.Template.Spec
+	if g.NumOfHosts != 1 || pod.NodeSelector[gpuAcceleratorLabel] != "nvidia-h100-80gb" || len(pod.NodeSelector) != 1 {
+		t.Errorf("worker group hosts %d, selector %v; want 1 host selecting the H100 type only", g.NumOfHosts, pod.NodeSelector)
+	}
+	if gpus := pod.Containers[0].Resources.Limits[gpuResource]; gpus.Value() != 8 {
+		t.Errorf("nvidia.com/gpu limit = %s, want 8", gpus.String())
+	}
+	var tolerated []string
+	for _, tol := range pod.Tolerations {
+		tolerated = append(tolerated, tol.Key)
+	}
+	if diff := cmp.Diff([]string{gpuResource, queuedTaint}, tolerated); diff != "" {
+		t.Errorf("tolerations (-want +got):\n%s", diff)
+	}
+	back := &rayJobModel{}
+	flattenRayJobSpec(back, job, nil)
+	if back.TPUWorkers != nil || back.GPUWorkers == nil {
+		t.Fatalf("import read tpu_workers %v, gpu_workers %v; want gpu_workers only", back.TPUWorkers, back.GPUWorkers)
+	}
+	if diff := cmp.Diff(*gw, *back.GPUWorkers); diff != "" {
+		t.Errorf("gpu_workers read back (-made +read):\n%s", diff)
+	}
+}
+
+func TestFlattenJobStatus(t *testing.T) {
+	t.Parallel()
+	admitted := &kueue.Workload{
+		ObjectMeta: metav1.ObjectMeta{Name: "rayjob-x-1"},
+		Status: kueue.WorkloadStatus{
+			Conditions: []metav1.Condition{{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue}},
+			Admission: &kueue.Admission{PodSetAssignments: []kueue.PodSetAssignment{
+				{Name: "head", Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{"cpu": "default-cpu"}},
+				{Name: "tpu-group", Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{"cpu": "dws", "google.com/tpu": "dws"}},
 			}},
+			AdmissionChecks: []kueue.AdmissionCheckState{{Name: "dws-prov", State: kueue.CheckStateReady}},
+		},
+	}
+	pending := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: "rayjob-x-2"}}
+	cases := []struct {
+		name              string
+		job               *rayv1.RayJob
+		wl                *kueue.Workload
+		wantAdmitted      bool
+		wantFlavor, wantM string
+		wantChecks        map[string]attr.Value
+	}{
+		{name: "no status, no workload yet", job: &rayv1.RayJob{}, wantChecks: map[string]attr.Value{}},
+		{name: "workload queued", job: &rayv1.RayJob{}, wl: pending, wantM: "queued (no QuotaReserved condition yet)", wantChecks: map[string]attr.Value{}},
+		{name: "admitted on dws", job: &rayv1.RayJob{Status: rayv1.RayJobStatus{JobDeploymentStatus: rayv1.JobDeploymentStatusInitializing}}, wl: admitted,
+			wantAdmitted: true, wantFlavor: "dws", wantM: "admitted on dws; KubeRay deployment Initializing",
+			wantChecks: map[string]attr.Value{"dws-prov": types.StringValue("Ready")}},
+	}
+	for _, tc := range cases {
+		var m rayJobStatusModel
+		flattenJobStatus(&m, jobProgress{job: tc.job, wl: tc.wl})
+		if m.Admitted.ValueBool() != tc.wantAdmitted || m.AdmittedFlavor.ValueString() != tc.wantFlavor || m.Message.ValueString() != tc.wantM {
+			t.Errorf("%s: admitted=%v flavor=%q message=%q; want %v %q %q", tc.name, m.Admitted.ValueBool(), m.AdmittedFlavor.ValueString(), m.Message.ValueString(), tc.wantAdmitted, tc.wantFlavor, tc.wantM)
+		}
+		if diff := cmp.Diff(types.MapValueMust(types.StringType, tc.wantChecks), m.AdmissionChecks); diff != "" {
+			t.Errorf("%s: admission checks (-want +got):\n%s", tc.name, diff)
+		}
+		if m.StartTime.IsNull() || m.JobStatus.IsNull() {
+			t.Errorf("%s: status attributes must be known, got null", tc.name)
+		}
+	}
+}
+
+// Read skips writing state when equal says nothing changed: every status attribute must be compared.
+func TestStatusEqualSeesEveryAttribute(t *testing.T) {
+	t.Parallel()
+	var m rayJobStatusModel
+	setUnknownStatus(&m)
+	v := reflect.ValueOf(&m).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		o := m
+		f := reflect.ValueOf(&o).Elem().Field(i)
+		switch f.Interface().(type) {
+		case types.String:
+			f.Set(reflect.ValueOf(types.StringValue("changed")))
+		case types.Bool:
+			f.Set(reflect.ValueOf(types.BoolValue(true)))
+		case types.Map:
+			f.Set(reflect.ValueOf(types.MapNull(types.StringType)))
+		default:
+			t.Fatalf("field %s has a type this test does not change", v.Type().Field(i).Name)
+		}
+		if m.equal(o) {
+			t.Errorf("equal misses a change of %s", v.Type().Field(i).Name)
+		}
+	}
+}
+
+// TestReadSpec changes one managed field of a submitted job at a time, as kubectl patch would, and checks that Read
+// shows exactly that change in state; and that what Kueue and KubeRay add is not drift.
+func TestReadSpec(t *testing.T) {
+	t.Parallel()
+	str := types.StringValue
+	worker := func(j *rayv1.RayJob) *rayv1.WorkerGroupSpec { return &j.Spec.RayClusterSpec.WorkerGroupSpecs[0] }
+	head := func(j *rayv1.RayJob) *corev1.PodSpec { return &j.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec }
+	i32 := func(n int32) *int32 { return &n }
+	cases := []struct {
+		name  string
+		patch func(*rayv1.RayJob)
+		// want changes the expected state; nil means no drift.
+		want func(*rayJobModel)
+	}{
+		{name: "entrypoint", patch: func(j *rayv1.RayJob) { j.Spec.Entrypoint = "python /app/other.py" },
+			want: func(m *rayJobModel) { m.Entrypoint = str("python /app/other.py") }},
+		{name: "runtime env", patch: func(j *rayv1.RayJob) { j.Spec.RuntimeEnvYAML = "pip:\n- jax==0.1\n" },
+			want: func(m *rayJobModel) {
+				m.RuntimeEnv = &runtimeEnvModel{Pip: types.ListValueMust(types.StringType, []attr.Value{str("jax==0.1")})}
+			}},
+		{name: "runtime env removed", patch: func(j *rayv1.RayJob) { j.Spec.RuntimeEnvYAML = "" },
+			want: func(m *rayJobModel) { m.RuntimeEnv = nil }},
+		{name: "head image", patch: func(j *rayv1.RayJob) { head(j).Containers[0].Image = "ray:other" },
+			want: func(m *rayJobModel) { m.Image = str("ray:other") }},
+		{name: "worker image", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.Containers[0].Image = "ray:other" },
+			want: func(m *rayJobModel) { m.Image = str("ray:other") }},
+		{name: "head cpu", patch: func(j *rayv1.RayJob) {
+			head(j).Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("3")
+		}, want: func(m *rayJobModel) { m.Head.CPU = str("3") }},
+		{name: "head memory limit", patch: func(j *rayv1.RayJob) {
+			head(j).Containers[0].Resources.Limits[corev1.ResourceMemory] = resource.MustParse("8Gi")
+		}, want: func(m *rayJobModel) { m.Head.Memory = str("8Gi") }},
+		{name: "worker cpu", patch: func(j *rayv1.RayJob) {
+			worker(j).Template.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("4")
+		}, want: func(m *rayJobModel) { m.TPUWorkers.CPU = str("4") }},
+		{name: "worker memory", patch: func(j *rayv1.RayJob) {
+			worker(j).Template.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory] = resource.MustParse("32Gi")
+		}, want: func(m *rayJobModel) { m.TPUWorkers.Memory = str("32Gi") }},
+		{name: "chips", patch: func(j *rayv1.RayJob) {
+			c := &worker(j).Template.Spec.Containers[0]
+			c.Resources.Limits[tpuResource], c.Resources.Requests[tpuResource] = resource.MustParse("8"), resource.MustParse("8")
+		}, want: func(m *rayJobModel) { m.TPUWorkers.ChipsPerNode = types.Int64Value(8) }},
+		{name: "replicas", patch: func(j *rayv1.RayJob) { worker(j).Replicas = i32(2) },
+			want: func(m *rayJobModel) { m.TPUWorkers.Replicas = types.Int64Value(2) }},
+		{name: "min replicas", patch: func(j *rayv1.RayJob) { worker(j).MinReplicas = i32(0) },
+			want: func(m *rayJobModel) { m.TPUWorkers.MinReplicas = types.Int64Value(0) }},
+		{name: "max replicas", patch: func(j *rayv1.RayJob) { worker(j).MaxReplicas = i32(4) },
+			want: func(m *rayJobModel) { m.TPUWorkers.MaxReplicas = types.Int64Value(4) }},
+		{name: "group name", patch: func(j *rayv1.RayJob) { worker(j).GroupName = "other" },
+			want: func(m *rayJobModel) { m.TPUWorkers.GroupName = str("other") }},
+		{name: "worker topology selector", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.NodeSelector[tpuTopologyLabel] = "2x4" },
+			want: func(m *rayJobModel) { m.TPUWorkers.Topology = str("2x4") }},
+		{name: "worker accelerator selector", patch: func(j *rayv1.RayJob) {
+			worker(j).Template.Spec.NodeSelector[tpuAcceleratorLabel] = "tpu-v5-lite-podslice"
+		},
+			want: func(m *rayJobModel) { m.TPUWorkers.Accelerator = str("tpu-v5-lite-podslice") }},
+		{name: "queued toleration removed", patch: func(j *rayv1.RayJob) {
+			worker(j).Template.Spec.Tolerations = worker(j).Template.Spec.Tolerations[:1]
+		}, want: func(m *rayJobModel) { m.TPUWorkers = nil }},
+		{name: "hosts per slice", patch: func(j *rayv1.RayJob) { worker(j).NumOfHosts = 2 },
+			want: func(m *rayJobModel) { m.TPUWorkers = nil }},
+		{name: "head node selector", patch: func(j *rayv1.RayJob) { head(j).NodeSelector["cloud.google.com/gke-nodepool"] = "other-pool" },
+			want: func(m *rayJobModel) {
+				m.Head.NodeSelector = types.MapValueMust(types.StringType, map[string]attr.Value{"cloud.google.com/gke-nodepool": str("other-pool")})
+			}},
+		{name: "env", patch: func(j *rayv1.RayJob) {
+			head(j).Containers[0].Env = []corev1.EnvVar{{Name: "A", Value: "b"}}
+		}, want: func(m *rayJobModel) {
+			m.Env = types.MapValueMust(types.StringType, map[string]attr.Value{"A": str("b")})
+		}},
+		{name: "label added", patch: func(j *rayv1.RayJob) { j.Labels["team"] = "b" },
+			want: func(m *rayJobModel) {
+				m.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": str("b")})
+			}},
+		{name: "annotation added", patch: func(j *rayv1.RayJob) { j.Annotations["note"] = "x" },
+			want: func(m *rayJobModel) {
+				m.Annotations = types.MapValueMust(types.StringType, map[string]attr.Value{"note": str("x")})
+			}},
+		{name: "queue label", patch: func(j *rayv1.RayJob) { j.Labels[queueNameLabel] = "other-queue" },
+			want: func(m *rayJobModel) { m.Queue = str("other-queue") }},
+		{name: "elastic annotation removed", patch: func(j *rayv1.RayJob) { delete(j.Annotations, elasticJobAnnotation) },
+			want: func(m *rayJobModel) { m.Elastic = types.BoolValue(false) }},
+		{name: "head mount path", patch: func(j *rayv1.RayJob) { head(j).Containers[0].VolumeMounts[0].MountPath = "/code" },
+			want: func(m *rayJobModel) { m.FilesMountPath = str("/code") }},
+		{name: "mount path", patch: func(j *rayv1.RayJob) {
+			head(j).Containers[0].VolumeMounts[0].MountPath = "/code"
+			worker(j).Template.Spec.Containers[0].VolumeMounts[0].MountPath = "/code"
+		}, want: func(m *rayJobModel) { m.FilesMountPath = str("/code") }},
+		{name: "shutdown flag", patch: func(j *rayv1.RayJob) { j.Spec.ShutdownAfterJobFinishes = false },
+			want: func(m *rayJobModel) { m.ShutdownAfterJobFinishes = types.BoolValue(false) }},
+		{name: "autoscaling", patch: func(j *rayv1.RayJob) { f := false; j.Spec.RayClusterSpec.EnableInTreeAutoscaling = &f },
+			want: func(m *rayJobModel) { m.EnableInTreeAutoscaling = types.BoolValue(false) }},
+
+		// What Kueue, KubeRay, kubectl and the API server add is not drift.
+		{name: "Kueue admits: suspend, flavor node labels and tolerations", patch: func(j *rayv1.RayJob) {
+			j.Spec.Suspend = true
+			worker(j).Template.Spec.NodeSelector["cloud.google.com/gke-nodepool"] = "dws-pool"
+			worker(j).Template.Spec.Tolerations = append(worker(j).Template.Spec.Tolerations, corev1.Toleration{Key: "x", Operator: corev1.TolerationOpExists})
+			head(j).NodeSelector["kueue-added"] = "v"
+		}},
+		{name: "labels and annotations of Kueue, KubeRay and kubectl", patch: func(j *rayv1.RayJob) {
+			j.Labels["kueue.x-k8s.io/managed"], j.Labels["ray.io/originated-from"] = "true", "x"
+			j.Annotations[kubectlLastApplied] = "{}"
+			j.Annotations["kueue.x-k8s.io/workload"] = "w"
+			j.Annotations[specHashAnnotation] = "abc"
+		}},
+		{name: "CRD defaults", patch: func(j *rayv1.RayJob) {
+			j.Spec.SubmissionMode = rayv1.K8sJobMode
+			j.Spec.TTLSecondsAfterFinished = 0
+			head(j).Containers[0].ImagePullPolicy = corev1.PullIfNotPresent
+		}},
+		{name: "same quantity spelled otherwise", patch: func(j *rayv1.RayJob) {
+			head(j).Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("2000m")
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			submitted := tutorialJob()
+			job, err := expandRayJob(submitted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			job.Annotations = withSpecHash(job)
+			tc.patch(job)
+			got, want := tutorialJob(), tutorialJob()
+			if tc.want != nil {
+				tc.want(want)
+			}
+			changed := readSpec(got, job)
+			if changed != (tc.want != nil) {
+				t.Errorf("readSpec reported changed = %v, want %v", changed, tc.want != nil)
+			}
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(rayJobModel{}), cmp.Comparer(func(a, b attr.Value) bool { return a.Equal(b) }),
+				cmpopts.IgnoreFields(rayJobModel{}, "Timeouts")); diff != "" {
+				t.Errorf("state after Read (-want +got):\n%s", diff)
+			}
 		})
 	}
-	steps = append(steps, resource.TestStep{
-		// What Kueue, KubeRay and kubectl's own bookkeeping add is not drift.
-		PreConfig: func() {
-			kubectl(t, "", "patch", "rayjob", "drift-job", "--type=merge", "-p",
-				`{"metadata":{"labels":{"kueue.x-k8s.io/extra":"x","ray.io/extra":"y"},"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`)
-			kubectl(t, "", "patch", "rayjob", "drift-job", "--type=json", "-p",
-				`[{"op":"add","path":"`+worker+`/template/spec/nodeSelector/cloud.google.com~1gke-nodepool","value":"dws-pool"},`+
-					`{"op":"add","path":"`+worker+`/template/spec/tolerations/-","value":{"key":"kueue-flavor","operator":"Exists","effect":"NoSchedule"}}]`)
-		},
-		Config: cfg, PlanOnly: true,
-	})
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
 }
 
-// TestAccRayJob_removedSetting: a setting removed from the configuration plans its default. resubmit_when_deleted
-// stayed true in state after its line was deleted, so the provider went on resubmitting a job nobody wanted.
-func TestAccRayJob_removedSetting(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jdrift")
-	const addr = "dwsfallback_rayjob.drift"
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{Config: driftJobConfig("resubmit_when_deleted = true")},
-			{
-				Config: driftJobConfig(""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("resubmit_when_deleted"), knownvalue.Bool(false)),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("resubmit_when_deleted"), knownvalue.Bool(false)),
-				},
-			},
-			{Config: driftJobConfig(""), PlanOnly: true},
-		},
-	})
-}
-
-// TestAccRayJob_plansStayEmpty: the tutorial's jobs, planned twenty times right after their apply while Kueue, the
-// DWS simulator and KubeRay are still changing them: a job is never planned as gone or changed while it exists.
-func TestAccRayJob_plansStayEmpty(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jempty")
-	cfg := pairConfig("acc-jempty", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-jempty", "empty", 16) +
-		jobsConfig("acc-jempty", "empty", []int{1, 2}, `wait_for = "none"`)
-	steps := []resource.TestStep{{Config: cfg}}
-	for range 20 {
-		steps = append(steps, resource.TestStep{Config: cfg, PlanOnly: true})
+// TestReadSpecGPU: the GPU worker group's fields are read back as the TPU group's are.
+func TestReadSpecGPU(t *testing.T) {
+	t.Parallel()
+	gpuJob := func() *rayJobModel {
+		m := tutorialJob()
+		m.TPUWorkers, m.GPUWorkers = nil, &gpuWorkersModel{GroupName: types.StringValue("gpu-group"), Accelerator: types.StringValue("nvidia-h100-80gb"),
+			GPUs: types.Int64Value(8), Replicas: types.Int64Value(1), MinReplicas: types.Int64Value(1), MaxReplicas: types.Int64Value(1),
+			CPU: types.StringValue("8"), Memory: types.StringValue("64Gi")}
+		return m
 	}
-	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
+	job, err := expandRayJob(gpuJob())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &job.Spec.RayClusterSpec.WorkerGroupSpecs[0]
+	two := int32(2)
+	g.Replicas = &two
+	g.Template.Spec.NodeSelector[gpuAcceleratorLabel] = "nvidia-l4"
+	got := gpuJob()
+	if !readSpec(got, job) {
+		t.Fatal("readSpec saw no change")
+	}
+	if got.GPUWorkers.Replicas.ValueInt64() != 2 || got.GPUWorkers.Accelerator.ValueString() != "nvidia-l4" || got.GPUWorkers.GPUs.ValueInt64() != 8 {
+		t.Errorf("gpu_workers after Read = %+v, want replicas 2 and accelerator nvidia-l4, gpus still 8", *got.GPUWorkers)
+	}
 }

@@ -1,393 +1,161 @@
 package provider
 
 import (
-	"context"
-	"fmt"
-	"regexp"
-	"strings"
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/testing/protocmp"
 )
 
-const pairAddr = "dwsfallback_tpu_pool_pair.test"
-
-func pairConfig(cluster, onDemand, flex string, maxNodes int) string {
-	return fmt.Sprintf(`
-resource "dwsfallback_tpu_pool_pair" "test" {
-  cluster      = %[1]q
-  machine_type = "ct6e-standard-4t"
-  tpu_topology = "4x4"
-  min_nodes    = 0
-  max_nodes    = %[4]d
-  on_demand    = { name = %[2]q }
-  flex_start   = { name = %[3]q }
-}
-`, cluster, onDemand, flex, maxNodes)
+// gcloudBodies are the CreateNodePool bodies gcloud 528 sends for the tutorial's two commands, captured against the
+// emulator; TestAccTPUPoolPair_gcloudEquivalence checks the same against today's gcloud.
+var gcloudBodies = map[string]string{
+	"on-demand-pool": `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"machineType": "ct6e-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"], "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "on-demand-pool", "placementPolicy": {"tpuTopology": "4x4"}, "upgradeSettings": {"maxSurge": 1}}}`,
+	"dws-pool":       `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"flexStart": true, "machineType": "ct6e-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"]}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "dws-pool", "placementPolicy": {"tpuTopology": "4x4"}, "queuedProvisioning": {"enabled": true}, "upgradeSettings": {"maxSurge": 1}}}`,
 }
 
-func checkPairDestroyed(ref clusterRef, names ...string) func(*terraform.State) error {
-	return func(*terraform.State) error {
-		pools, err := listPools(context.Background(), gkeAPIForCheck(), ref)
-		if err != nil {
-			return err
-		}
-		for _, n := range names {
-			if pools[n] != nil {
-				return fmt.Errorf("node pool %s still exists after destroy", n)
-			}
-		}
-		return nil
+func tutorialModel() *tpuPoolPairModel {
+	return &tpuPoolPairModel{
+		poolPairModel: poolPairModel{MachineType: types.StringValue("ct6e-standard-4t"), MinNodes: types.Int64Value(0), MaxNodes: types.Int64Value(4)},
+		TPUTopology:   types.StringValue("4x4"),
 	}
 }
 
-func TestAccTPUPoolPair_basic(t *testing.T) {
-	ref := createTestCluster(t, "acc-basic")
-	var onDemandEtag string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkPairDestroyed(ref, "od", "dws", "dws-b"),
-		Steps: []resource.TestStep{
-			{
-				Config: pairConfig("acc-basic", "od", "dws", 4),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("id"), knownvalue.StringExact(ref.String()+"/nodePools/od,dws")),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("tpu_accelerator"), knownvalue.StringExact("tpu-v6e-slice")),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("chips_per_node"), knownvalue.Int64Exact(4)),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("nodes_per_slice"), knownvalue.Int64Exact(4)),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("chips_per_slice"), knownvalue.Int64Exact(16)),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("reservation_affinity"), knownvalue.StringExact("none")),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("flex_start_enabled"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("queued_provisioning"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("node_labels"),
-						knownvalue.MapExact(map[string]knownvalue.Check{"cloud.google.com/gke-nodepool": knownvalue.StringExact("dws"),
-							"cloud.google.com/gke-tpu-accelerator": knownvalue.StringExact("tpu-v6e-slice"), "cloud.google.com/gke-tpu-topology": knownvalue.StringExact("4x4")})),
-				},
-			},
-			{
-				ResourceName:            pairAddr,
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"timeouts"},
-			},
-			{
-				// Autoscaling bounds change in place.
-				Config: pairConfig("acc-basic", "od", "dws", 8),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
-				}},
-				Check: func(*terraform.State) error {
-					for _, name := range []string{"od", "dws"} {
-						if got := testPools(t, ref)[name].GetAutoscaling().GetMaxNodeCount(); got != 8 {
-							return fmt.Errorf("pool %s max nodes = %d, want 8", name, got)
-						}
-					}
-					onDemandEtag = testPools(t, ref)["od"].GetEtag()
-					return nil
-				},
-			},
-			{
-				// Renaming the flex-start pool replaces that pool only: the resource updates, the on-demand pool stays.
-				Config: pairConfig("acc-basic", "od", "dws-b", 8),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("id"), knownvalue.StringExact(ref.String()+"/nodePools/od,dws-b")),
-				},
-				Check: func(*terraform.State) error {
-					pools := testPools(t, ref)
-					if pools["dws"] != nil || pools["dws-b"] == nil {
-						return fmt.Errorf("want dws replaced by dws-b, have pools %v", poolNames(pools))
-					}
-					if pools["od"].GetEtag() != onDemandEtag {
-						return fmt.Errorf("the on-demand pool was touched by a flex-start rename")
-					}
-					return nil
-				},
-			},
-		},
-	})
-}
-
-func TestAccTPUPoolPair_drift(t *testing.T) {
-	ref := createTestCluster(t, "acc-drift")
-	cfg := pairConfig("acc-drift", "od", "dws", 4)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				// Someone raises the flex pool's maximum by hand, as `gcloud container clusters update --node-pool` does.
-				PreConfig: func() {
-					c := gkeAPI(t)
-					if err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
-						return c.API().UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: ref.String(), Update: &containerpb.ClusterUpdate{
-							DesiredNodePoolId:          "dws",
-							DesiredNodePoolAutoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: 12},
-						}})
-					}, nil); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:             cfg,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
-				}},
-				Check: func(*terraform.State) error {
-					if got := testPools(t, ref)["dws"].GetAutoscaling().GetMaxNodeCount(); got != 4 {
-						return fmt.Errorf("apply did not restore the flex pool's max nodes: %d, want 4", got)
-					}
-					return nil
-				},
-			},
-			{
-				// The same on the on-demand pool (`gcloud container node-pools update od --max-nodes 12`), which the flex
-				// pool's unchanged bounds once hid: the plan shows it, and the apply repairs that pool alone.
-				PreConfig: func() {
-					setMaxNodes(t, ref, "od", 12)
-					autoscalingCalls = emu.Calls()["SetNodePoolAutoscaling"]
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
-				}},
-				Check: func(*terraform.State) error {
-					pools := testPools(t, ref)
-					if od, fx := pools["od"].GetAutoscaling().GetMaxNodeCount(), pools["dws"].GetAutoscaling().GetMaxNodeCount(); od != 4 || fx != 4 {
-						return fmt.Errorf("after the apply: on-demand max %d, flex max %d; want both 4", od, fx)
-					}
-					if n := emu.Calls()["SetNodePoolAutoscaling"] - autoscalingCalls; n != 1 {
-						return fmt.Errorf("the apply set autoscaling %d times, want once (the drifted pool only)", n)
-					}
-					return nil
-				},
-			},
-			{Config: cfg, PlanOnly: true},
-		},
-	})
-}
-
-var autoscalingCalls int
-
-// setMaxNodes changes a pool's autoscaling maximum out of band, as gcloud does.
-func setMaxNodes(t *testing.T, ref clusterRef, pool string, maxNodes int32) {
+// expandsLikeGcloud checks that the pair m creates the pools onDemand and flex as gcloud's bodies say.
+func expandsLikeGcloud(t *testing.T, bodies map[string]string, m pairModel, onDemand, flex string) {
 	t.Helper()
-	c := gkeAPI(t)
-	if err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
-		return c.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: ref.String() + "/nodePools/" + pool,
-			Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: maxNodes}})
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestAccTPUPoolPair_disappears(t *testing.T) {
-	ref := createTestCluster(t, "acc-gone")
-	cfg := pairConfig("acc-gone", "od", "dws", 4)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				// One pool deleted by hand: the plan creates that pool, in place, and leaves the other alone.
-				PreConfig: func() {
-					if err := deletePool(context.Background(), gkeAPI(t), ref, "od"); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
-				},
-			},
-			{
-				// Both gone (the whole pair deleted by hand): the resource leaves state and is created again.
-				PreConfig: func() {
-					c := gkeAPI(t)
-					for _, n := range []string{"od", "dws"} {
-						if err := deletePool(context.Background(), c, ref, n); err != nil {
-							t.Fatal(err)
-						}
-					}
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionCreate),
-				}},
-			},
-		},
-	})
-}
-
-func TestAccTPUPoolPair_stockout(t *testing.T) {
-	ref := createTestCluster(t, "acc-stockout")
-	cfg := pairConfig("acc-stockout", "od", "dws", 4)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
-		Steps: []resource.TestStep{
-			{
-				PreConfig:   func() { emu.Stockout("dws", 1) },
-				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)creating TPU node pool \(dws\).*GCE_STOCKOUT`),
-			},
-			{
-				// The failed apply kept the on-demand pool in state (nothing orphaned); the next apply finishes the job.
-				PreConfig: func() {
-					if testPools(t, ref)["od"] == nil {
-						t.Fatal("the on-demand pool is gone after the flex-start stockout")
-					}
-				},
-				Config: cfg,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
-				},
-			},
-		},
-	})
-}
-
-func poolNames(pools map[string]*containerpb.NodePool) []string {
-	var out []string
-	for n := range pools {
-		out = append(out, n)
-	}
-	return out
-}
-
-// messageRE matches a message however Terraform wraps it across lines.
-func messageRE(msg string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(msg), " ", `\s+`))
-}
-
-// patternRE is a regular expression matched across Terraform's line wrapping: each space matches any white space.
-func patternRE(pattern string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
-}
-
-// The provider's default location changing under a configuration that names the cluster bare points the pair at
-// another cluster: the plan replaces the pair there, though the pair's own attributes are unchanged (the
-// unchanged-plan shortcut must not answer for it).
-func TestAccTPUPoolPair_providerLocationChanges(t *testing.T) {
-	createTestCluster(t, "acc-moves")
-	provider := func(location string) string {
-		return fmt.Sprintf("provider \"dwsfallback\" {\n  project  = %q\n  location = %q\n}\n", testProject, location)
-	}
-	cfg := pairConfig("acc-moves", "od", "dws", 4)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{Config: provider(testLocation) + cfg},
-			{Config: provider(testLocation) + cfg, PlanOnly: true},
-			{
-				Config:             provider("us-central1-a") + cfg,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(pairAddr, tfjsonpath.New("location"), knownvalue.StringExact("us-central1-a")),
-					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionReplace),
-				}},
-			},
-		},
-	})
-}
-
-// TestAccTPUPoolPair_defaults is a pair written as platform modules write it, min_nodes left to its default: a
-// minimum raised by hand with gcloud on the on-demand pool is seen and undone. It planned "No changes" while the plan
-// shortcut skipped the framework's Defaults. (A removed setting planning its default is TestAccRayJob_removedSetting:
-// a pair's min_nodes can only be 0 while its flex-start pool uses queued provisioning.)
-func TestAccTPUPoolPair_defaults(t *testing.T) {
-	ref := createTestCluster(t, "acc-defaults")
-	noMin := strings.Replace(pairConfig("acc-defaults", "od", "dws", 4), "  min_nodes    = 0\n", "", 1)
-	minOf := func(pool string, want int32) func(*terraform.State) error {
-		return func(*terraform.State) error {
-			if got := testPools(t, ref)[pool].GetAutoscaling().GetMinNodeCount(); got != want {
-				return fmt.Errorf("pool %s min nodes = %d, want %d", pool, got, want)
-			}
-			return nil
+	for _, tc := range []struct {
+		role poolRole
+		pool poolModel
+	}{
+		{onDemandRole, poolModel{Name: types.StringValue(onDemand), ReservationAffinity: types.StringValue("none")}},
+		{flexStartRole, poolModel{Name: types.StringValue(flex), Provisioning: types.StringValue(provisioningFlexStart)}},
+	} {
+		want := &containerpb.CreateNodePoolRequest{}
+		if err := protojson.Unmarshal([]byte(bodies[tc.pool.Name.ValueString()]), want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.GetNodePool(), expandNodePool(tc.role, tc.pool, m), protocmp.Transform()); diff != "" {
+			t.Errorf("%s: request differs from gcloud's (-gcloud +provider):\n%s", tc.role.attr, diff)
 		}
 	}
-	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-		plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
-		plancheck.ExpectKnownValue(pairAddr, tfjsonpath.New("min_nodes"), knownvalue.Int64Exact(0)),
-	}}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
-		Steps: []resource.TestStep{
-			{Config: noMin, Check: minOf("od", 0)},
-			{
-				// The issue's reproduction, by gcloud on a pair that never set min_nodes.
-				PreConfig: func() {
-					g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
-					g.Run("container", "clusters", "update", "acc-defaults", "--node-pool=od", "--location="+ref.Location,
-						"--enable-autoscaling", "--min-nodes=4", "--max-nodes=4")
-				},
-				Config: noMin, ConfigPlanChecks: update, Check: minOf("od", 0),
-			},
-			{Config: noMin, PlanOnly: true},
-		},
-	})
 }
 
-// TestAccTPUPoolPair_errorRecreated: a pool GKE puts in ERROR after the pair was applied is recreated by the next
-// apply, as the status attribute's description says; the other pool is kept.
-func TestAccTPUPoolPair_errorRecreated(t *testing.T) {
-	ref := createTestCluster(t, "acc-broken")
-	cfg := pairConfig("acc-broken", "od", "dws", 4)
-	var odCreated string
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
-		Steps: []resource.TestStep{
-			{Config: cfg, Check: func(*terraform.State) error { odCreated = testPools(t, ref)["od"].GetEtag(); return nil }},
-			{
-				PreConfig: func() {
-					if n := emu.BreakPool("dws", "Instance group manager failed: GCE_STOCKOUT"); n != 1 {
-						t.Fatalf("broke %d pools named dws, want 1", n)
-					}
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status")),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
-				},
-				Check: func(*terraform.State) error {
-					pools := testPools(t, ref)
-					if s := pools["dws"].GetStatus(); s != containerpb.NodePool_RUNNING {
-						return fmt.Errorf("dws pool is %s after the apply, want RUNNING (recreated)", s)
-					}
-					if pools["od"].GetEtag() != odCreated {
-						return fmt.Errorf("the on-demand pool was touched")
-					}
-					return nil
-				},
-			},
-			{Config: cfg, PlanOnly: true},
-		},
-	})
+func TestExpandNodePoolMatchesGcloud(t *testing.T) {
+	t.Parallel()
+	expandsLikeGcloud(t, gcloudBodies, tutorialModel(), "on-demand-pool", "dws-pool")
+}
+
+func TestExpandOnDemandAnyReservation(t *testing.T) {
+	t.Parallel()
+	got := expandNodePool(onDemandRole, poolModel{Name: types.StringValue("od"), ReservationAffinity: types.StringValue("any")}, tutorialModel())
+	if got.GetConfig().GetReservationAffinity() != nil {
+		t.Errorf("reservation_affinity any: got %v, want GKE's default (no affinity sent)", got.GetConfig().GetReservationAffinity())
+	}
+}
+
+func TestFlattenNodePool(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		role poolRole
+		np   *containerpb.NodePool
+		want poolModel
+		null bool
+	}{
+		{name: "nil pool", role: flexStartRole, np: nil, null: true},
+		{name: "zero-valued on-demand pool", role: onDemandRole, np: &containerpb.NodePool{},
+			want: poolModel{Name: types.StringValue(""), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("", "", ""),
+				ReservationAffinity: types.StringValue("any"), Provisioning: types.StringNull(), FlexStartEnabled: types.BoolNull(), QueuedProvisioning: types.BoolNull()}},
+		{name: "zero-valued flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws"},
+			want: poolModel{Name: types.StringValue("dws"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("dws", "", ""),
+				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("queued"), FlexStartEnabled: types.BoolValue(false), QueuedProvisioning: types.BoolValue(false)}},
+		{name: "tutorial flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws-pool", Status: containerpb.NodePool_RUNNING,
+			Config: &containerpb.NodeConfig{FlexStart: ptr(true), MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"},
+			QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}},
+			want: poolModel{Name: types.StringValue("dws-pool"), Status: types.StringValue("RUNNING"), NodeLabels: nodeLabels("dws-pool", "tpu-v6e-slice", "4x4"),
+				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("flex-start"), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(true)}},
+	}
+	for _, tc := range cases {
+		obj := flattenNodePool(tc.role, tc.np, tutorialModel().liveLabels(tc.np))
+		got, ok := tc.role.decodePool(obj)
+		if tc.null {
+			if ok {
+				t.Errorf("%s: got %v, want a null object", tc.name, obj)
+			}
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestFlattenPairDrift(t *testing.T) {
+	t.Parallel()
+	pool := func(name string, maxN int32) *containerpb.NodePool {
+		return &containerpb.NodePool{Name: name, Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MaxNodeCount: maxN},
+			Config: &containerpb.NodeConfig{MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"}}
+	}
+	st := tutorialModel()
+	ref := clusterRef{Project: "p", Location: "l", Name: "c"}
+	// Only the flex pool was changed by hand: its bound must reach state whatever the order of the pools.
+	flattenPair(st, ref, pool("od", 4), pool("dws", 12))
+	if st.MaxNodes.ValueInt64() != 12 {
+		t.Errorf("max_nodes = %d, want the drifted 12", st.MaxNodes.ValueInt64())
+	}
+	// The same by hand on the on-demand pool, which comes first.
+	st = tutorialModel()
+	flattenPair(st, ref, pool("od", 12), pool("dws", 4))
+	if st.MaxNodes.ValueInt64() != 12 {
+		t.Errorf("on-demand drift: max_nodes = %d, want the drifted 12", st.MaxNodes.ValueInt64())
+	}
+	st = tutorialModel()
+	flattenPair(st, ref, nil, nil)
+	if !st.OnDemand.IsNull() || !st.FlexStart.IsNull() || st.MaxNodes.ValueInt64() != 4 {
+		t.Errorf("no pools: got %+v, want null pools and the bounds left alone", st)
+	}
+}
+
+func TestParseIDs(t *testing.T) {
+	t.Parallel()
+	ref, od, flex, err := splitPoolPairID("projects/p/locations/us-east5-b/clusters/tpu-cluster/nodePools/on-demand-pool,dws-pool")
+	if err != nil || ref != (clusterRef{"p", "us-east5-b", "tpu-cluster"}) || od != "on-demand-pool" || flex != "dws-pool" {
+		t.Errorf("splitPoolPairID = %v %q %q %v", ref, od, flex, err)
+	}
+	for _, bad := range []string{"tpu-cluster", "projects/p/locations/l/clusters/c/nodePools/a", "projects/p/locations/l/clusters/c/nodePools/a,a", "x/nodePools/a,b"} {
+		if _, _, _, err := splitPoolPairID(bad); err == nil {
+			t.Errorf("splitPoolPairID(%q) accepted a malformed id", bad)
+		}
+	}
+	if !sameCluster("tpu-cluster", "projects/p/locations/l/clusters/tpu-cluster") || sameCluster("a", "b") ||
+		sameCluster("projects/p/locations/l/clusters/c", "projects/q/locations/l/clusters/c") {
+		t.Error("sameCluster does not tell spellings of one cluster from different clusters")
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// gcloudTPU7xBodies are gcloud 528's bodies for testutil.TPU7xPools (2x2x2 placed by workload policy wp).
+var gcloudTPU7xBodies = map[string]string{
+	"od7":  `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"machineType": "tpu7x-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"], "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "od7", "placementPolicy": {"policyName": "wp", "tpuTopology": "2x2x2"}, "upgradeSettings": {"maxSurge": 1}}}`,
+	"dws7": `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"flexStart": true, "machineType": "tpu7x-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"]}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "dws7", "placementPolicy": {"policyName": "wp", "tpuTopology": "2x2x2"}, "queuedProvisioning": {"enabled": true}, "upgradeSettings": {"maxSurge": 1}}}`,
+}
+
+func TestExpandTPU7xMatchesGcloud(t *testing.T) {
+	t.Parallel()
+	m := &tpuPoolPairModel{
+		poolPairModel: poolPairModel{MachineType: types.StringValue("tpu7x-standard-4t"), MinNodes: types.Int64Value(0), MaxNodes: types.Int64Value(4)},
+		TPUTopology:   types.StringValue("2x2x2"), PlacementPolicy: types.StringValue("wp"),
+	}
+	expandsLikeGcloud(t, gcloudTPU7xBodies, m, "od7", "dws7")
+	// A single-host TPU7x pool carries no topology (GKE refuses one) and reads back as its one-node shape.
+	m.TPUTopology, m.PlacementPolicy = types.StringValue("2x2x1"), types.StringNull()
+	np := expandNodePool(onDemandRole, poolModel{Name: types.StringValue("od7")}, m)
+	if np.GetPlacementPolicy() != nil || poolTopology(np) != "2x2x1" {
+		t.Errorf("single-host TPU7x: placement %v, topology read back %q; want none and 2x2x1", np.GetPlacementPolicy(), poolTopology(np))
+	}
 }

@@ -151,19 +151,6 @@ func resourcesOf(st map[string]any) []string {
 	return out
 }
 
-func readState(t *testing.T, dir string) map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st map[string]any
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
 // changedAttributes names the top-level attributes an update changes, or makes unknown.
 func changedAttributes(before, after, unknown map[string]any) []string {
 	var out []string

@@ -23,6 +23,7 @@ const upgradeCasesPerType = 500
 // now and then an attribute the schema no longer has, one it gained since, or an
 // earlier schema version. The provider's server and the plain framework server must answer the same.
 func TestUpgradeShortcutMatchesFramework(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fastServer, err := NewServer(&dwsProvider{version: "test"})()
 	if err != nil {

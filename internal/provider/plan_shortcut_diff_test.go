@@ -95,6 +95,7 @@ var diffBases = map[string][]map[string]any{
 }
 
 func TestPlanShortcutMatchesFramework(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fastServer, err := NewServer(&dwsProvider{version: "test"})()
 	if err != nil {
@@ -500,6 +501,7 @@ func proposedObject(attrs []*tfprotov6.SchemaAttribute, prior, config tftypes.Va
 // TestPlanShortcutCoversEveryDefault fails when a short-cut type gains a Default or plan modifier the shortcut does
 // not account for: planShortcut must be taught it (or the type taken off the list) before the test passes again.
 func TestPlanShortcutCoversEveryDefault(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fs, _ := NewServer(&dwsProvider{version: "test"})()
 	s := fs.(*server)

@@ -202,18 +202,6 @@ func droppingListenerOn(t *testing.T, addr string) (bound string, hits func() in
 	return l.Addr().String(), func() int { return int(n.Load()) }, func() { once.Do(func() { _ = l.Close() }) }
 }
 
-// waitFor polls ok until it holds or d has passed, and says which.
-func waitFor(d time.Duration, ok func() bool) bool {
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return true
-}
-
 // Another field manager owns a field with another value: with force_conflicts = false the apply names the conflict
 // and the way to take ownership; with force_conflicts = true it takes it.
 func TestAccFaults_fieldManagerConflict(t *testing.T) {

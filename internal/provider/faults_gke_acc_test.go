@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -239,4 +241,45 @@ resource "dwsfallback_kueue_queue" "test" {
 			},
 		},
 	})
+}
+
+// Ctrl-C in the middle of creating the pool pair: terraform stops the provider, the apply fails, and the next apply
+// finishes with exactly the configured pools: no "already exists", nothing orphaned.
+func TestAccFaults_interruptedCreate(t *testing.T) {
+	ref := createTestCluster(t, "acc-interrupt")
+	t.Cleanup(func() { emu.SlowOperations(0) })
+	tf := newTFRun(t, pairConfig(ref.Name, "od", "dws", 4), "DWSFALLBACK_CONTAINER_ENDPOINT="+emuEndpoint)
+	emu.SlowOperations(3 * time.Second)
+	var out bytes.Buffer
+	cmd := tf.interruptible(&out, "apply", "-auto-approve")
+	deadline := time.Now().Add(time.Minute)
+	for testPools(t, ref)["od"] == nil {
+		if time.Now().After(deadline) {
+			interrupt(cmd)
+			t.Fatalf("the on-demand pool was never created:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	interrupt(cmd)
+	if err := cmd.Wait(); err == nil {
+		t.Fatalf("the interrupted apply succeeded:\n%s", out.String())
+	}
+	t.Logf("interrupted apply:\n%s", out.String())
+	emu.SlowOperations(0)
+
+	second := tf.mustRun("apply", "-auto-approve")
+	if strings.Contains(second, "already exists") {
+		t.Errorf("the second apply met its own pool:\n%s", second)
+	}
+	pools := testPools(t, ref)
+	if len(pools) != 3 || pools["od"] == nil || pools["dws"] == nil {
+		t.Errorf("want default-pool, od and dws after the second apply; have %v", poolNames(pools))
+	}
+	if out, _ := tf.run("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes") {
+		t.Errorf("plan after the second apply is not empty:\n%s", out)
+	}
+	tf.mustRun("destroy", "-auto-approve")
+	if pools := testPools(t, ref); len(pools) != 1 {
+		t.Errorf("pools left after destroy: %v", poolNames(pools))
+	}
 }

@@ -145,3 +145,31 @@ resource "dwsfallback_cluster" "test" {
 		},
 	})
 }
+
+// TestAccCluster_driftOnDefaults: each setting a platform module leaves to its default, changed by hand with gcloud,
+// plans the default back as an update, and the apply after it leaves an empty plan.
+func TestAccCluster_driftOnDefaults(t *testing.T) {
+	cfg := `
+resource "dwsfallback_cluster" "test" {
+  name                = "acc-cldrift"
+  deletion_protection = false
+}
+`
+	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
+	update := func(args ...string) func() {
+		return func() {
+			g.Run(append([]string{"container", "clusters", "update", "acc-cldrift", "--location=" + testLocation}, args...)...)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			driftStep(cfg, clusterAddr, "release_channel", knownvalue.StringExact("REGULAR"), update("--release-channel=rapid")),
+			driftStep(cfg, clusterAddr, "image_streaming", knownvalue.Bool(true), update("--no-enable-image-streaming")),
+			driftStep(cfg, clusterAddr, "ray_operator", knownvalue.Bool(true), update("--update-addons=RayOperator=DISABLED")),
+			driftStep(cfg, clusterAddr, "labels", knownvalue.Null(), update("--update-labels=team=ml")),
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}

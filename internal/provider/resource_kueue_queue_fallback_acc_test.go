@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -19,31 +17,6 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 )
-
-// kubectl runs the real kubectl against the stack, with stdin.
-func kubectl(t *testing.T, stdin string, args ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Fatalf("kubectl is not installed; the equivalence tests apply the tutorial's manifests with it: %v", err)
-	}
-	cmd := exec.Command(bin, append([]string{"--kubeconfig", requireStack(t).Kubeconfig}, args...)...)
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-func testdata(t *testing.T, name string, replace ...string) string {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.NewReplacer(replace...).Replace(string(b))
-}
 
 // TestAccKueueQueue_tutorialEquivalence: the tutorial's objects applied by kubectl import with an empty plan, and the
 // objects this resource makes are equal, field by field, to those kubectl made.

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -171,105 +170,5 @@ resource "dwsfallback_gpu_pool_pair" "test" {
 				Check:  samePools(t, fromGcloud, byTerraform, "od", "dws"),
 			}},
 		})
-	}
-}
-
-// TestAccTPU7x: a multi-host TPU7x pair made by gcloud (placed by a workload policy) imports with an empty plan; one
-// made by Terraform carries the same pools, and jobs land on it: job 1 on demand, job 2 on DWS, two nodes each.
-func TestAccTPU7x(t *testing.T) {
-	requireStack(t)
-	byGcloud := createTestCluster(t, "tpu7x-gcloud")
-	byTerraform := createRayCluster(t, "acc-tpu7x")
-	dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
-	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
-	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 4) {
-		g.Run(cmd...)
-	}
-	fromGcloud := testPools(t, byGcloud)
-	pair := func(cluster string) string {
-		return strings.Replace(strings.Replace(pairConfig(cluster, "on-demand-pool", "dws-pool", 4),
-			`"ct6e-standard-4t"`, `"tpu7x-standard-4t"`, 1), `tpu_topology = "4x4"`, `tpu_topology = "2x2x2"`+"\n  placement_policy = \"tpu7x-2x2x2\"", 1)
-	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{Config: pair(byGcloud.Name), ResourceName: pairAddr, ImportState: true,
-				ImportStateId: byGcloud.String() + "/nodePools/on-demand-pool,dws-pool", ImportStatePersist: true},
-			{Config: pair(byGcloud.Name), PlanOnly: true},
-		},
-	})
-	// Quota for one 2x2x2 slice (8 chips) on demand: job 2 falls back to DWS.
-	cfg := pair(byTerraform.Name) + queueConfig(byTerraform.Name, "t7", 8) +
-		jobsConfig(byTerraform.Name, "t7", []int{1}, `wait_for = "running"`) + strings.Replace(jobsConfig(byTerraform.Name, "t7", []int{2}, `wait_for = "running"`),
-		"depends_on = [dwsfallback_kueue_queue.test]", "depends_on = [dwsfallback_kueue_queue.test, dwsfallback_rayjob.job1]", 1)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: cfg,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("tpu_accelerator"), knownvalue.StringExact("tpu7x")),
-				statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("nodes_per_slice"), knownvalue.Int64Exact(2)),
-				statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("num_of_hosts"), knownvalue.Int64Exact(2)),
-				statecheck.ExpectKnownValue("dwsfallback_rayjob.job2", tfjsonpath.New("admitted_flavor"), knownvalue.StringExact("t7-dws")),
-			},
-			Check: func(s *terraform.State) error {
-				if err := samePools(t, fromGcloud, byTerraform, "on-demand-pool", "dws-pool")(s); err != nil {
-					return err
-				}
-				for job, pool := range map[string]string{"t7-rayjob-1": "on-demand-pool", "t7-rayjob-2": "dws-pool"} {
-					nodes, err := placedOn(t, job, "worker", pool, 2)
-					if err != nil {
-						return err
-					}
-					for _, n := range nodes {
-						if n.Labels[gkeemu.LabelTPUAccelerator] != "tpu7x" || n.Labels[gkeemu.LabelTPUTopology] != "2x2x2" {
-							return fmt.Errorf("node %s labels %v, want tpu7x 2x2x2", n.Name, n.Labels)
-						}
-					}
-				}
-				return nil
-			},
-		}},
-	})
-}
-
-// TestAccUnknownMachineTypes: a machine type the provider does not know validates with a warning that says what
-// it cannot check, and GKE's refusal (the emulator knows no more types than the catalog) reaches the user verbatim.
-func TestAccUnknownMachineTypes(t *testing.T) {
-	ref := createTestCluster(t, "acc-unknown")
-	for _, tc := range []struct {
-		config, warning, refusal string
-	}{
-		{
-			config: withAttr(withAttr(strings.Replace(pairConfig(ref.Name, "od", "dws", 4), `"ct6e-standard-4t"`, `"ct9z-standard-4t"`, 1),
-				`tpu_accelerator = "tpu-v9-slice"`), "chips_per_node = 4"),
-			warning: "TPU machine type not known to this provider",
-			refusal: `Invalid machine type "ct9z-standard-4t": it is not a supported TPU machine type.`,
-		},
-		{
-			config: fmt.Sprintf(`
-resource "dwsfallback_gpu_pool_pair" "test" {
-  cluster       = %q
-  machine_type  = "a9-futuregpu-8g"
-  gpu_type      = "nvidia-x300"
-  gpus_per_node = 8
-  max_nodes     = 2
-  on_demand     = { name = "od" }
-  flex_start    = { name = "dws" }
-}
-`, ref.Name),
-			warning: "GPU machine type not known to this provider",
-			refusal: `Invalid machine type "a9-futuregpu-8g": machine type not found in zone.`,
-		},
-	} {
-		tf := newTFRun(t, tc.config, "DWSFALLBACK_CONTAINER_ENDPOINT="+emuEndpoint)
-		out := tf.mustRun("validate")
-		if !strings.Contains(out, tc.warning) {
-			t.Errorf("validate passed without the warning %q:\n%s", tc.warning, out)
-		}
-		out, ok := tf.run("apply", "-auto-approve")
-		if ok || !strings.Contains(strings.Join(strings.Fields(out), " "), tc.refusal) {
-			t.Errorf("apply: ok=%v, want GKE's refusal %q verbatim:\n%s", ok, tc.refusal, out)
-		}
 	}
 }

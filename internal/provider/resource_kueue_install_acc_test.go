@@ -1,0 +1,184 @@
+//go:build !nohelm
+
+package provider
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/helm"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
+)
+
+// TestAccKueueInstall_chart installs the Kueue chart that ships in the sigs.k8s.io/kueue module into a control
+// plane of its own (its webhooks would shadow the running Kueue's), then upgrades, drifts, imports and uninstalls it.
+// Nothing runs the Deployment there (no nodes), so readiness is not waited for here.
+func TestAccKueueInstall_chart(t *testing.T) {
+	s := startStack(t, true)
+	chartDir := filepath.Join(requireModuleDir(t, localstack.KueueModule), "charts/kueue")
+	admin, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	provider := fmt.Sprintf(`
+provider "dwsfallback" {
+  kubernetes {
+    host                   = %q
+    token                  = %q
+    cluster_ca_certificate = %q
+  }
+}
+`, s.Host, s.AdminToken, string(s.CAPEM))
+	cfg := func(gates string) string {
+		return provider + fmt.Sprintf(`
+resource "dwsfallback_kueue_install" "test" {
+  chart         = %q
+  feature_gates = %s
+  wait          = false
+}
+`, chartDir, gates)
+	}
+	tutorial := `{ ElasticJobsViaWorkloadSlices = true }`
+	withMore := `{ ElasticJobsViaWorkloadSlices = true, TopologyAwareScheduling = false }`
+	args := func(want string) func(*terraform.State) error {
+		return func(*terraform.State) error {
+			apps, err := appsv1client.NewForConfig(admin.Config)
+			if err != nil {
+				return err
+			}
+			d, err := apps.Deployments("kueue-system").Get(context.Background(), "kueue-controller-manager", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			got := strings.Join(d.Spec.Template.Spec.Containers[0].Args, " ")
+			if !strings.Contains(got, want) {
+				return fmt.Errorf("manager args %q lack %q", got, want)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy: func(*terraform.State) error {
+			h, err := helm.New(admin.Config, "kueue-system", func(string) {})
+			if err != nil {
+				return err
+			}
+			if _, err := h.Get("kueue"); !helm.IsNotFound(err) {
+				return fmt.Errorf("release kueue after destroy: %w, want not found", err)
+			}
+			// The install made kueue-system, so its destroy removes it.
+			if _, err := admin.Core.Namespaces().Get(context.Background(), "kueue-system", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("namespace kueue-system after destroy: %w, want not found", err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: cfg(tutorial), Check: args("--feature-gates=ElasticJobsViaWorkloadSlices=true")},
+			{
+				Config: cfg(withMore),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_kueue_install.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: args("--feature-gates=ElasticJobsViaWorkloadSlices=true,TopologyAwareScheduling=false"),
+			},
+			{
+				// Someone upgrades the release by hand with other gates: drift, repaired by apply.
+				PreConfig: func() {
+					h, err := helm.New(admin.Config, "kueue-system", func(string) {})
+					if err != nil {
+						t.Fatal(err)
+					}
+					ch, err := h.LoadChart(chartDir, "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := h.Upgrade(context.Background(), "kueue", ch, map[string]any{"controllerManager": map[string]any{"featureGates": []any{}}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg(withMore),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_kueue_install.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: args("TopologyAwareScheduling=false"),
+			},
+			{
+				// The release uninstalled by hand, and its namespace deleted: planned again. The new install makes the
+				// namespace, so its destroy removes it (CheckDestroy).
+				PreConfig: func() {
+					h, err := helm.New(admin.Config, "kueue-system", func(string) {})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := h.Uninstall("kueue", time.Minute); err != nil {
+						t.Fatal(err)
+					}
+					ns := admin.Core.Namespaces()
+					if err := kube.DeleteAndWait(context.Background(), func(ctx context.Context) error { return ns.Delete(ctx, "kueue-system", metav1.DeleteOptions{}) },
+						func(ctx context.Context) error {
+							_, err := ns.Get(ctx, "kueue-system", metav1.GetOptions{})
+							return err
+						}, time.Minute); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg(withMore),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_kueue_install.test", plancheck.ResourceActionCreate),
+				}},
+			},
+			{
+				Config:                  cfg(withMore),
+				ResourceName:            "dwsfallback_kueue_install.test",
+				ImportState:             true,
+				ImportStateId:           "kueue-system/kueue",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"chart", "wait", "timeouts", "revision"},
+			},
+		},
+	})
+}
+
+// TestAccKueueInstall_readiness runs the readiness logic against the main stack, where Kueue runs (out of cluster,
+// so there is no Deployment: the webhook probe decides), and against a stack without Kueue, where it must time out
+// with the reason.
+func TestAccKueueInstall_readiness(t *testing.T) {
+	requireStack(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := waitKueueReady(ctx, adminClients(t), "kueue-system", "kueue"); err != nil {
+		t.Errorf("Kueue runs, but readiness says: %v", err)
+	}
+	s := startStack(t, true)
+	bare, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel2()
+	if err := waitKueueReady(short, bare, "kueue-system", "kueue"); err == nil || !strings.Contains(err.Error(), "Kueue is not ready") {
+		t.Errorf("no Kueue at all, readiness says %v; want a timeout that says why", err)
+	}
+}
+
+func requireModuleDir(t *testing.T, module string) string {
+	t.Helper()
+	out, err := localstack.ModuleDir(".", module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

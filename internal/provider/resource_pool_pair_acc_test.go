@@ -1,0 +1,48 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestAccUnknownMachineTypes: a machine type the provider does not know validates with a warning that says what
+// it cannot check, and GKE's refusal (the emulator knows no more types than the catalog) reaches the user verbatim.
+func TestAccUnknownMachineTypes(t *testing.T) {
+	ref := createTestCluster(t, "acc-unknown")
+	for _, tc := range []struct {
+		config, warning, refusal string
+	}{
+		{
+			config: withAttr(withAttr(strings.Replace(pairConfig(ref.Name, "od", "dws", 4), `"ct6e-standard-4t"`, `"ct9z-standard-4t"`, 1),
+				`tpu_accelerator = "tpu-v9-slice"`), "chips_per_node = 4"),
+			warning: "TPU machine type not known to this provider",
+			refusal: `Invalid machine type "ct9z-standard-4t": it is not a supported TPU machine type.`,
+		},
+		{
+			config: fmt.Sprintf(`
+resource "dwsfallback_gpu_pool_pair" "test" {
+  cluster       = %q
+  machine_type  = "a9-futuregpu-8g"
+  gpu_type      = "nvidia-x300"
+  gpus_per_node = 8
+  max_nodes     = 2
+  on_demand     = { name = "od" }
+  flex_start    = { name = "dws" }
+}
+`, ref.Name),
+			warning: "GPU machine type not known to this provider",
+			refusal: `Invalid machine type "a9-futuregpu-8g": machine type not found in zone.`,
+		},
+	} {
+		tf := newTFRun(t, tc.config, "DWSFALLBACK_CONTAINER_ENDPOINT="+emuEndpoint)
+		out := tf.mustRun("validate")
+		if !strings.Contains(out, tc.warning) {
+			t.Errorf("validate passed without the warning %q:\n%s", tc.warning, out)
+		}
+		out, ok := tf.run("apply", "-auto-approve")
+		if ok || !strings.Contains(strings.Join(strings.Fields(out), " "), tc.refusal) {
+			t.Errorf("apply: ok=%v, want GKE's refusal %q verbatim:\n%s", ok, tc.refusal, out)
+		}
+	}
+}

@@ -1,0 +1,507 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
+)
+
+const pairAddr = "dwsfallback_tpu_pool_pair.test"
+
+func pairConfig(cluster, onDemand, flex string, maxNodes int) string {
+	return fmt.Sprintf(`
+resource "dwsfallback_tpu_pool_pair" "test" {
+  cluster      = %[1]q
+  machine_type = "ct6e-standard-4t"
+  tpu_topology = "4x4"
+  min_nodes    = 0
+  max_nodes    = %[4]d
+  on_demand    = { name = %[2]q }
+  flex_start   = { name = %[3]q }
+}
+`, cluster, onDemand, flex, maxNodes)
+}
+
+func checkPairDestroyed(ref clusterRef, names ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		pools, err := listPools(context.Background(), gkeAPIForCheck(), ref)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if pools[n] != nil {
+				return fmt.Errorf("node pool %s still exists after destroy", n)
+			}
+		}
+		return nil
+	}
+}
+
+func TestAccTPUPoolPair_basic(t *testing.T) {
+	ref := createTestCluster(t, "acc-basic")
+	var onDemandEtag string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws", "dws-b"),
+		Steps: []resource.TestStep{
+			{
+				Config: pairConfig("acc-basic", "od", "dws", 4),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("id"), knownvalue.StringExact(ref.String()+"/nodePools/od,dws")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("tpu_accelerator"), knownvalue.StringExact("tpu-v6e-slice")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("chips_per_node"), knownvalue.Int64Exact(4)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("nodes_per_slice"), knownvalue.Int64Exact(4)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("chips_per_slice"), knownvalue.Int64Exact(16)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("reservation_affinity"), knownvalue.StringExact("none")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("flex_start_enabled"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("queued_provisioning"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("node_labels"),
+						knownvalue.MapExact(map[string]knownvalue.Check{"cloud.google.com/gke-nodepool": knownvalue.StringExact("dws"),
+							"cloud.google.com/gke-tpu-accelerator": knownvalue.StringExact("tpu-v6e-slice"), "cloud.google.com/gke-tpu-topology": knownvalue.StringExact("4x4")})),
+				},
+			},
+			{
+				ResourceName:            pairAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				// Autoscaling bounds change in place.
+				Config: pairConfig("acc-basic", "od", "dws", 8),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					for _, name := range []string{"od", "dws"} {
+						if got := testPools(t, ref)[name].GetAutoscaling().GetMaxNodeCount(); got != 8 {
+							return fmt.Errorf("pool %s max nodes = %d, want 8", name, got)
+						}
+					}
+					onDemandEtag = testPools(t, ref)["od"].GetEtag()
+					return nil
+				},
+			},
+			{
+				// Renaming the flex-start pool replaces that pool only: the resource updates, the on-demand pool stays.
+				Config: pairConfig("acc-basic", "od", "dws-b", 8),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("id"), knownvalue.StringExact(ref.String()+"/nodePools/od,dws-b")),
+				},
+				Check: func(*terraform.State) error {
+					pools := testPools(t, ref)
+					if pools["dws"] != nil || pools["dws-b"] == nil {
+						return fmt.Errorf("want dws replaced by dws-b, have pools %v", poolNames(pools))
+					}
+					if pools["od"].GetEtag() != onDemandEtag {
+						return fmt.Errorf("the on-demand pool was touched by a flex-start rename")
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+func TestAccTPUPoolPair_drift(t *testing.T) {
+	ref := createTestCluster(t, "acc-drift")
+	cfg := pairConfig("acc-drift", "od", "dws", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				// Someone raises the flex pool's maximum by hand, as `gcloud container clusters update --node-pool` does.
+				PreConfig: func() {
+					c := gkeAPI(t)
+					if err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+						return c.API().UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: ref.String(), Update: &containerpb.ClusterUpdate{
+							DesiredNodePoolId:          "dws",
+							DesiredNodePoolAutoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: 12},
+						}})
+					}, nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if got := testPools(t, ref)["dws"].GetAutoscaling().GetMaxNodeCount(); got != 4 {
+						return fmt.Errorf("apply did not restore the flex pool's max nodes: %d, want 4", got)
+					}
+					return nil
+				},
+			},
+			{
+				// The same on the on-demand pool (`gcloud container node-pools update od --max-nodes 12`), which the flex
+				// pool's unchanged bounds once hid: the plan shows it, and the apply repairs that pool alone.
+				PreConfig: func() {
+					setMaxNodes(t, ref, "od", 12)
+					autoscalingCalls = emu.Calls()["SetNodePoolAutoscaling"]
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					pools := testPools(t, ref)
+					if od, fx := pools["od"].GetAutoscaling().GetMaxNodeCount(), pools["dws"].GetAutoscaling().GetMaxNodeCount(); od != 4 || fx != 4 {
+						return fmt.Errorf("after the apply: on-demand max %d, flex max %d; want both 4", od, fx)
+					}
+					if n := emu.Calls()["SetNodePoolAutoscaling"] - autoscalingCalls; n != 1 {
+						return fmt.Errorf("the apply set autoscaling %d times, want once (the drifted pool only)", n)
+					}
+					return nil
+				},
+			},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}
+
+var autoscalingCalls int
+
+// setMaxNodes changes a pool's autoscaling maximum out of band, as gcloud does.
+func setMaxNodes(t *testing.T, ref clusterRef, pool string, maxNodes int32) {
+	t.Helper()
+	c := gkeAPI(t)
+	if err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: ref.String() + "/nodePools/" + pool,
+			Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: maxNodes}})
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAccTPUPoolPair_disappears(t *testing.T) {
+	ref := createTestCluster(t, "acc-gone")
+	cfg := pairConfig("acc-gone", "od", "dws", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				// One pool deleted by hand: the plan creates that pool, in place, and leaves the other alone.
+				PreConfig: func() {
+					if err := deletePool(context.Background(), gkeAPI(t), ref, "od"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+			},
+			{
+				// Both gone (the whole pair deleted by hand): the resource leaves state and is created again.
+				PreConfig: func() {
+					c := gkeAPI(t)
+					for _, n := range []string{"od", "dws"} {
+						if err := deletePool(context.Background(), c, ref, n); err != nil {
+							t.Fatal(err)
+						}
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionCreate),
+				}},
+			},
+		},
+	})
+}
+
+func TestAccTPUPoolPair_stockout(t *testing.T) {
+	ref := createTestCluster(t, "acc-stockout")
+	cfg := pairConfig("acc-stockout", "od", "dws", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { emu.Stockout("dws", 1) },
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)creating TPU node pool \(dws\).*GCE_STOCKOUT`),
+			},
+			{
+				// The failed apply kept the on-demand pool in state (nothing orphaned); the next apply finishes the job.
+				PreConfig: func() {
+					if testPools(t, ref)["od"] == nil {
+						t.Fatal("the on-demand pool is gone after the flex-start stockout")
+					}
+				},
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+			},
+		},
+	})
+}
+
+func poolNames(pools map[string]*containerpb.NodePool) []string {
+	var out []string
+	for n := range pools {
+		out = append(out, n)
+	}
+	return out
+}
+
+// The provider's default location changing under a configuration that names the cluster bare points the pair at
+// another cluster: the plan replaces the pair there, though the pair's own attributes are unchanged (the
+// unchanged-plan shortcut must not answer for it).
+func TestAccTPUPoolPair_providerLocationChanges(t *testing.T) {
+	createTestCluster(t, "acc-moves")
+	provider := func(location string) string {
+		return fmt.Sprintf("provider \"dwsfallback\" {\n  project  = %q\n  location = %q\n}\n", testProject, location)
+	}
+	cfg := pairConfig("acc-moves", "od", "dws", 4)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: provider(testLocation) + cfg},
+			{Config: provider(testLocation) + cfg, PlanOnly: true},
+			{
+				Config:             provider("us-central1-a") + cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(pairAddr, tfjsonpath.New("location"), knownvalue.StringExact("us-central1-a")),
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionReplace),
+				}},
+			},
+		},
+	})
+}
+
+// TestAccTPUPoolPair_defaults is a pair written as platform modules write it, min_nodes left to its default: a
+// minimum raised by hand with gcloud on the on-demand pool is seen and undone. It planned "No changes" while the plan
+// shortcut skipped the framework's Defaults. (A removed setting planning its default is TestAccRayJob_removedSetting:
+// a pair's min_nodes can only be 0 while its flex-start pool uses queued provisioning.)
+func TestAccTPUPoolPair_defaults(t *testing.T) {
+	ref := createTestCluster(t, "acc-defaults")
+	noMin := strings.Replace(pairConfig("acc-defaults", "od", "dws", 4), "  min_nodes    = 0\n", "", 1)
+	minOf := func(pool string, want int32) func(*terraform.State) error {
+		return func(*terraform.State) error {
+			if got := testPools(t, ref)[pool].GetAutoscaling().GetMinNodeCount(); got != want {
+				return fmt.Errorf("pool %s min nodes = %d, want %d", pool, got, want)
+			}
+			return nil
+		}
+	}
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+		plancheck.ExpectKnownValue(pairAddr, tfjsonpath.New("min_nodes"), knownvalue.Int64Exact(0)),
+	}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{Config: noMin, Check: minOf("od", 0)},
+			{
+				// The issue's reproduction, by gcloud on a pair that never set min_nodes.
+				PreConfig: func() {
+					g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
+					g.Run("container", "clusters", "update", "acc-defaults", "--node-pool=od", "--location="+ref.Location,
+						"--enable-autoscaling", "--min-nodes=4", "--max-nodes=4")
+				},
+				Config: noMin, ConfigPlanChecks: update, Check: minOf("od", 0),
+			},
+			{Config: noMin, PlanOnly: true},
+		},
+	})
+}
+
+// TestAccTPUPoolPair_errorRecreated: a pool GKE puts in ERROR after the pair was applied is recreated by the next
+// apply, as the status attribute's description says; the other pool is kept.
+func TestAccTPUPoolPair_errorRecreated(t *testing.T) {
+	ref := createTestCluster(t, "acc-broken")
+	cfg := pairConfig("acc-broken", "od", "dws", 4)
+	var odCreated string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: func(*terraform.State) error { odCreated = testPools(t, ref)["od"].GetEtag(); return nil }},
+			{
+				PreConfig: func() {
+					if n := emu.BreakPool("dws", "Instance group manager failed: GCE_STOCKOUT"); n != 1 {
+						t.Fatalf("broke %d pools named dws, want 1", n)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
+				},
+				Check: func(*terraform.State) error {
+					pools := testPools(t, ref)
+					if s := pools["dws"].GetStatus(); s != containerpb.NodePool_RUNNING {
+						return fmt.Errorf("dws pool is %s after the apply, want RUNNING (recreated)", s)
+					}
+					if pools["od"].GetEtag() != odCreated {
+						return fmt.Errorf("the on-demand pool was touched")
+					}
+					return nil
+				},
+			},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}
+
+// TestAccTPUPoolPair_gcloudEquivalence: pools made by the tutorial's gcloud commands and pools made by this resource
+// are equal field by field, and importing the gcloud-made ones plans no change.
+func TestAccTPUPoolPair_gcloudEquivalence(t *testing.T) {
+	byGcloud := createTestCluster(t, "by-gcloud")
+	byTerraform := createTestCluster(t, "by-terraform")
+	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
+	for _, cmd := range testutil.TutorialPools("by-gcloud", "on-demand-pool", "dws-pool") {
+		g.Run(cmd...)
+	}
+	fromGcloud := testPools(t, byGcloud)
+	tutorial := `
+resource "dwsfallback_tpu_pool_pair" "test" {
+  cluster      = %q
+  machine_type = "ct6e-standard-4t"
+  tpu_topology = "4x4"
+  min_nodes    = 0
+  max_nodes    = 4
+  on_demand    = { name = "on-demand-pool" }
+  flex_start   = { name = "dws-pool" }
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:             fmt.Sprintf(tutorial, "by-gcloud"),
+				ResourceName:       pairAddr,
+				ImportState:        true,
+				ImportStateId:      byGcloud.String() + "/nodePools/on-demand-pool,dws-pool",
+				ImportStatePersist: true,
+			},
+			{
+				Config:   fmt.Sprintf(tutorial, "by-gcloud"),
+				PlanOnly: true, // an empty plan is what PlanOnly expects
+			},
+		},
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(tutorial, "by-terraform"),
+			Check:  samePools(t, fromGcloud, byTerraform, "on-demand-pool", "dws-pool"),
+		}},
+	})
+}
+
+// samePools checks that the named pools of cluster b equal those of want (read from another cluster before its
+// import test destroyed them) but for what names them: self link, etag, instance groups.
+func samePools(t *testing.T, want map[string]*containerpb.NodePool, b clusterRef, names ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		got := testPools(t, b)
+		for _, name := range names {
+			if diff := cmp.Diff(want[name], got[name], protocmp.Transform(),
+				protocmp.IgnoreFields(&containerpb.NodePool{}, "self_link", "etag", "instance_group_urls")); diff != "" {
+				return fmt.Errorf("pool %s made by gcloud and by the provider on %s differ (-gcloud +provider):\n%s", name, b.Name, diff)
+			}
+		}
+		return nil
+	}
+}
+
+// TestAccTPU7x: a multi-host TPU7x pair made by gcloud (placed by a workload policy) imports with an empty plan; one
+// made by Terraform carries the same pools, and jobs land on it: job 1 on demand, job 2 on DWS, two nodes each.
+func TestAccTPU7x(t *testing.T) {
+	requireStack(t)
+	byGcloud := createTestCluster(t, "tpu7x-gcloud")
+	byTerraform := createRayCluster(t, "acc-tpu7x")
+	dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
+	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
+	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 4) {
+		g.Run(cmd...)
+	}
+	fromGcloud := testPools(t, byGcloud)
+	pair := func(cluster string) string {
+		return strings.Replace(strings.Replace(pairConfig(cluster, "on-demand-pool", "dws-pool", 4),
+			`"ct6e-standard-4t"`, `"tpu7x-standard-4t"`, 1), `tpu_topology = "4x4"`, `tpu_topology = "2x2x2"`+"\n  placement_policy = \"tpu7x-2x2x2\"", 1)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: pair(byGcloud.Name), ResourceName: pairAddr, ImportState: true,
+				ImportStateId: byGcloud.String() + "/nodePools/on-demand-pool,dws-pool", ImportStatePersist: true},
+			{Config: pair(byGcloud.Name), PlanOnly: true},
+		},
+	})
+	// Quota for one 2x2x2 slice (8 chips) on demand: job 2 falls back to DWS.
+	cfg := pair(byTerraform.Name) + queueConfig(byTerraform.Name, "t7", 8) +
+		jobsConfig(byTerraform.Name, "t7", []int{1}, `wait_for = "running"`) + strings.Replace(jobsConfig(byTerraform.Name, "t7", []int{2}, `wait_for = "running"`),
+		"depends_on = [dwsfallback_kueue_queue.test]", "depends_on = [dwsfallback_kueue_queue.test, dwsfallback_rayjob.job1]", 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("tpu_accelerator"), knownvalue.StringExact("tpu7x")),
+				statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("nodes_per_slice"), knownvalue.Int64Exact(2)),
+				statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("num_of_hosts"), knownvalue.Int64Exact(2)),
+				statecheck.ExpectKnownValue("dwsfallback_rayjob.job2", tfjsonpath.New("admitted_flavor"), knownvalue.StringExact("t7-dws")),
+			},
+			Check: func(s *terraform.State) error {
+				if err := samePools(t, fromGcloud, byTerraform, "on-demand-pool", "dws-pool")(s); err != nil {
+					return err
+				}
+				for job, pool := range map[string]string{"t7-rayjob-1": "on-demand-pool", "t7-rayjob-2": "dws-pool"} {
+					nodes, err := placedOn(t, job, "worker", pool, 2)
+					if err != nil {
+						return err
+					}
+					for _, n := range nodes {
+						if n.Labels[gkeemu.LabelTPUAccelerator] != "tpu7x" || n.Labels[gkeemu.LabelTPUTopology] != "2x2x2" {
+							return fmt.Errorf("node %s labels %v, want tpu7x 2x2x2", n.Name, n.Labels)
+						}
+					}
+				}
+				return nil
+			},
+		}},
+	})
+}
