@@ -40,10 +40,13 @@ echo "    GKE: the emulator at $DWSFALLBACK_CONTAINER_ENDPOINT; Kubernetes: the 
 terraform apply -auto-approve -input=false -var deletion_protection=false -var install_kueue=false
 step "4. Verify flex-start (gcloud): prints True"
 gcloud container node-pools describe dws-pool --cluster=tpu-cluster --location=us-east5-b --format="get(config.flexStart)"
-step "Outputs"
-terraform output
 step "Where the pods run (kwok plays the nodes' kubelets: no container runs, so no training output)"
-kubectl get pods -o custom-columns='POD:.metadata.name,NODE POOL:.spec.nodeSelector.cloud\.google\.com/gke-nodepool,NODE:.spec.nodeName,STATUS:.status.phase' --sort-by=.spec.nodeName
+# A pod's pool is its node's, which covers the pods that select none (the jobs' submitters, on default-pool).
+kubectl get nodes -L cloud.google.com/gke-nodepool --no-headers | awk '{print $1, $NF}' >"$work/node-pools"
+kubectl get pods --no-headers -o custom-columns='POD:.metadata.name,NODE:.spec.nodeName,STATUS:.status.phase' --sort-by=.spec.nodeName |
+  awk -v pools="$work/node-pools" 'BEGIN { while ((getline l < pools) > 0) { split(l, f, " "); pool[f[1]] = f[2] }
+    printf "%-52s %-16s %-44s %s\n", "POD", "NODE POOL", "NODE", "STATUS" }
+    { p = ($2 in pool) ? pool[$2] : "(not scheduled)"; printf "%-52s %-16s %-44s %s\n", $1, p, $2, $3 }'
 kubectl get nodes -L cloud.google.com/gke-nodepool --no-headers | awk '{print $NF}' | sort | uniq -c | awk '{printf "  %s nodes in %s\n", $1, $2}'
 cat <<TXT
 

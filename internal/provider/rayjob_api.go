@@ -433,15 +433,6 @@ func filesConfigMapName(job *rayv1.RayJob) string {
 	return ""
 }
 
-// getConfigMap reads a ConfigMap; nil when there is none.
-func getConfigMap(ctx context.Context, c *kube.Clients, ns, name string) (*corev1.ConfigMap, error) {
-	cm, err := c.Core.ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	return cm, err
-}
-
 // rayJobError names the missing piece when KubeRay is not installed.
 func rayJobError(c *kube.Clients, err error) error {
 	if kube.WebhookDenied(err) {

@@ -37,6 +37,7 @@ func clusterExists(name string) bool {
 }
 
 func TestAccCluster_basic(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		CheckDestroy: func(*terraform.State) error {
@@ -107,6 +108,7 @@ func TestAccCluster_basic(t *testing.T) {
 }
 
 func TestAccCluster_deletionProtection(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	cfg := func(protect bool) string {
 		return fmt.Sprintf(`
 resource "dwsfallback_cluster" "test" {
@@ -127,6 +129,7 @@ resource "dwsfallback_cluster" "test" {
 
 // TestAccCluster_gcloudEquivalence: the tutorial's `gcloud container clusters create`, imported, plans no change.
 func TestAccCluster_gcloudEquivalence(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	g.Run(testutil.TutorialCluster("tpu-cluster-gcloud", testProject)...)
 	cfg := `
@@ -149,6 +152,7 @@ resource "dwsfallback_cluster" "test" {
 // TestAccCluster_driftOnDefaults: each setting a platform module leaves to its default, changed by hand with gcloud,
 // plans the default back as an update, and the apply after it leaves an empty plan.
 func TestAccCluster_driftOnDefaults(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	cfg := `
 resource "dwsfallback_cluster" "test" {
   name                = "acc-cldrift"

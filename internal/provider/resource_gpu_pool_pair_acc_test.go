@@ -132,6 +132,7 @@ func isGPUNode(n *corev1.Node, queued bool) error {
 // TestAccGPUPoolPair_gcloudEquivalence: the DWS docs' GPU pools made by gcloud import with an empty plan, and the
 // provider's are equal to them field for field, for plan B with and without flex-start.
 func TestAccGPUPoolPair_gcloudEquivalence(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	for _, flex := range []bool{true, false} {
 		suffix, provisioning := "fs", "flex-start"
 		if !flex {

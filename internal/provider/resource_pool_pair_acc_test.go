@@ -9,6 +9,7 @@ import (
 // TestAccUnknownMachineTypes: a machine type the provider does not know validates with a warning that says what
 // it cannot check, and GKE's refusal (the emulator knows no more types than the catalog) reaches the user verbatim.
 func TestAccUnknownMachineTypes(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	ref := createTestCluster(t, "acc-unknown")
 	for _, tc := range []struct {
 		config, warning, refusal string

@@ -54,6 +54,7 @@ func checkPairDestroyed(ref clusterRef, names ...string) func(*terraform.State) 
 }
 
 func TestAccTPUPoolPair_basic(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	ref := createTestCluster(t, "acc-basic")
 	var onDemandEtag string
 	resource.Test(t, resource.TestCase{
@@ -202,6 +203,7 @@ func setMaxNodes(t *testing.T, ref clusterRef, pool string, maxNodes int32) {
 }
 
 func TestAccTPUPoolPair_disappears(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	ref := createTestCluster(t, "acc-gone")
 	cfg := pairConfig("acc-gone", "od", "dws", 4)
 	resource.Test(t, resource.TestCase{
@@ -284,6 +286,7 @@ func poolNames(pools map[string]*containerpb.NodePool) []string {
 // another cluster: the plan replaces the pair there, though the pair's own attributes are unchanged (the
 // unchanged-plan shortcut must not answer for it).
 func TestAccTPUPoolPair_providerLocationChanges(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	createTestCluster(t, "acc-moves")
 	provider := func(location string) string {
 		return fmt.Sprintf("provider \"dwsfallback\" {\n  project  = %q\n  location = %q\n}\n", testProject, location)
@@ -312,6 +315,7 @@ func TestAccTPUPoolPair_providerLocationChanges(t *testing.T) {
 // shortcut skipped the framework's Defaults. (A removed setting planning its default is TestAccRayJob_removedSetting:
 // a pair's min_nodes can only be 0 while its flex-start pool uses queued provisioning.)
 func TestAccTPUPoolPair_defaults(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	ref := createTestCluster(t, "acc-defaults")
 	noMin := strings.Replace(pairConfig("acc-defaults", "od", "dws", 4), "  min_nodes    = 0\n", "", 1)
 	minOf := func(pool string, want int32) func(*terraform.State) error {
@@ -389,6 +393,7 @@ func TestAccTPUPoolPair_errorRecreated(t *testing.T) {
 // TestAccTPUPoolPair_gcloudEquivalence: pools made by the tutorial's gcloud commands and pools made by this resource
 // are equal field by field, and importing the gcloud-made ones plans no change.
 func TestAccTPUPoolPair_gcloudEquivalence(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
 	byGcloud := createTestCluster(t, "by-gcloud")
 	byTerraform := createTestCluster(t, "by-terraform")
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
