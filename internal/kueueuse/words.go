@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
@@ -86,40 +87,32 @@ func DescribeCheck(ac *kueue.AdmissionCheck) string {
 // ConfigSpecWords and DescribeConfig do the same for ProvisioningRequestConfigs, declared and live: class, managed
 // resources, parameters and retry strategy, so that a second declaration differing in any of them is seen.
 func ConfigSpecWords(prc *kueueac.ProvisioningRequestConfigSpecApplyConfiguration) string {
-	var managed []string
-	for _, r := range prc.ManagedResources {
-		managed = append(managed, string(r))
-	}
-	params := map[string]string{}
-	for k, v := range prc.Parameters {
-		params[k] = string(v)
-	}
 	var rs [3]*int32
 	if r := prc.RetryStrategy; r != nil {
 		rs = [3]*int32{r.BackoffLimitCount, r.BackoffBaseSeconds, r.BackoffMaxSeconds}
 	}
-	return configWords(ptrString(prc.ProvisioningClassName), managed, params, rs)
+	return configWords(ptrString(prc.ProvisioningClassName), prc.ManagedResources, prc.Parameters, rs)
 }
 
 func DescribeConfig(prc *kueue.ProvisioningRequestConfig) string {
-	var managed []string
-	for _, r := range prc.Spec.ManagedResources {
-		managed = append(managed, string(r))
-	}
-	params := map[string]string{}
-	for k, v := range prc.Spec.Parameters {
-		params[k] = string(v)
-	}
 	var rs [3]*int32
 	if r := prc.Spec.RetryStrategy; r != nil {
 		rs = [3]*int32{r.BackoffLimitCount, r.BackoffBaseSeconds, r.BackoffMaxSeconds}
 	}
-	return configWords(prc.Spec.ProvisioningClassName, managed, params, rs)
+	return configWords(prc.Spec.ProvisioningClassName, prc.Spec.ManagedResources, prc.Spec.Parameters, rs)
 }
 
 // configWords takes the retry strategy's limit, base and max; Kueue's defaults (3, 60 s, 1800 s) stand for nil.
-func configWords(class string, managed []string, params map[string]string, rs [3]*int32) string {
+func configWords(class string, managedResources []corev1.ResourceName, parameters map[string]kueue.Parameter, rs [3]*int32) string {
+	managed := make([]string, 0, len(managedResources))
+	for _, r := range managedResources {
+		managed = append(managed, string(r))
+	}
 	sort.Strings(managed) // a set to Kueue
+	params := make(map[string]string, len(parameters))
+	for k, v := range parameters {
+		params[k] = string(v)
+	}
 	retry := [3]int32{3, 60, 1800}
 	for i, v := range rs {
 		if v != nil {
