@@ -47,7 +47,7 @@ kubectl get pods --no-headers -o custom-columns='POD:.metadata.name,NODE:.spec.n
   awk -v pools="$work/node-pools" 'BEGIN { while ((getline l < pools) > 0) { split(l, f, " "); pool[f[1]] = f[2] }
     printf "%-52s %-16s %-44s %s\n", "POD", "NODE POOL", "NODE", "STATUS" }
     { p = ($2 in pool) ? pool[$2] : "(not scheduled)"; printf "%-52s %-16s %-44s %s\n", $1, p, $2, $3 }'
-kubectl get nodes -L cloud.google.com/gke-nodepool --no-headers | awk '{print $NF}' | sort | uniq -c | awk '{printf "  %s nodes in %s\n", $1, $2}'
+awk '{print $2}' "$work/node-pools" | sort | uniq -c | awk '{printf "  %s nodes in %s\n", $1, $2}'
 cat <<TXT
 
 Look around (in this shell: . .local/env; export CLOUDSDK_CONFIG=.local/gcloud):
