@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -31,6 +32,7 @@ import (
 var (
 	_ provider.Provider                     = (*dwsProvider)(nil)
 	_ provider.ProviderWithConfigValidators = (*dwsProvider)(nil)
+	_ provider.ProviderWithFunctions        = (*dwsProvider)(nil)
 )
 
 // New returns a constructor for the provider, as providerserver.Serve wants.
@@ -247,6 +249,12 @@ func (p *dwsProvider) DataSources(context.Context) []func() datasource.DataSourc
 	return []func() datasource.DataSource{
 		NewRayJobDataSource,
 		NewWorkloadsDataSource,
+	}
+}
+
+func (p *dwsProvider) Functions(context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewTPUSliceFunction,
 	}
 }
 
