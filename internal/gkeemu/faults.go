@@ -152,6 +152,12 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.ClearFaults()
 	case "stockouts":
 		s.Stockout(body.Pool, body.Count)
+	case "scaleUpStockouts":
+		if body.Pool == "" || (body.Mode != "on" && body.Mode != "off") {
+			writeError(w, invalid(`scaleUpStockouts wants {"pool": NAME, "mode": "on" or "off"}, got pool %q, mode %q`, body.Pool, body.Mode))
+			return
+		}
+		s.StockoutScaleUps(body.Pool, body.Mode == "on")
 	case "dws":
 		s.mu.Lock()
 		d := s.dws
@@ -193,7 +199,8 @@ func (s *Server) StockoutScaleUps(pool string, on bool) {
 	s.faults.scaleUpStockouts[pool] = on
 }
 
-func (s *Server) scaleUpStockedOut(pool string) bool {
+// ScaleUpStockedOut reports whether StockoutScaleUps holds the pool's scale-ups.
+func (s *Server) ScaleUpStockedOut(pool string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.faults.scaleUpStockouts[pool]

@@ -92,7 +92,7 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 				why["max node group size reached"]++
 				continue
 			}
-			if a.emu.scaleUpStockedOut(t.pool) {
+			if a.emu.ScaleUpStockedOut(t.pool) {
 				a.recorder.Eventf(p, corev1.EventTypeWarning, ReasonFailedScaleUp, outOfResourcesTemplate, t.zone)
 				failed = true
 				break

@@ -201,3 +201,31 @@ func TestFaultInjectionOverHTTP(t *testing.T) {
 		t.Errorf("ListClusters counted %d times, want 2", got)
 	}
 }
+
+// TestScaleUpStockoutsOverHTTP: a test, the demo or a user in another process plays a zone without capacity for one
+// pool's scale-ups, and lifts it.
+func TestScaleUpStockoutsOverHTTP(t *testing.T) {
+	h := newHarness(t, 0)
+	post := func(body string) int {
+		resp, err := http.Post(h.srv.URL+"/emulator/v1/scaleUpStockouts", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(`{"pool":"on-demand-pool","mode":"on"}`); code != 204 || !h.emu.ScaleUpStockedOut("on-demand-pool") {
+		t.Errorf("mode on: %d, stocked out %v; want 204 and true", code, h.emu.ScaleUpStockedOut("on-demand-pool"))
+	}
+	if h.emu.ScaleUpStockedOut("dws-pool") {
+		t.Error("a stockout of on-demand-pool stocked out dws-pool too")
+	}
+	if code := post(`{"pool":"on-demand-pool","mode":"off"}`); code != 204 || h.emu.ScaleUpStockedOut("on-demand-pool") {
+		t.Errorf("mode off: %d, stocked out %v; want 204 and false", code, h.emu.ScaleUpStockedOut("on-demand-pool"))
+	}
+	for _, bad := range []string{`{"pool":"on-demand-pool","mode":"yes"}`, `{"mode":"on"}`} {
+		if code := post(bad); code != 400 {
+			t.Errorf("%s: %d, want 400", bad, code)
+		}
+	}
+}
