@@ -162,11 +162,16 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 		UpgradeSettings: &containerpb.NodePool_UpgradeSettings{MaxSurge: 1},
 	}
 	if r.flex {
-		if p.Provisioning.ValueString() != provisioningQueued {
+		mode := p.Provisioning.ValueString()
+		if mode != provisioningQueued {
 			flex := true
 			np.Config.FlexStart = &flex
 		}
-		np.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
+		if mode == provisioningUnqueued {
+			np.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
+		} else {
+			np.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
+		}
 	} else if p.ReservationAffinity.ValueString() != "any" {
 		np.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
 	}
@@ -174,10 +179,12 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 	return np
 }
 
-// The two ways plan B's pool gets its capacity from the Dynamic Workload Scheduler.
+// The ways plan B's pool gets its capacity from the Dynamic Workload Scheduler.
 const (
 	provisioningFlexStart = "flex-start" // queued provisioning of flex-start VMs: the tutorial's
 	provisioningQueued    = "queued"     // queued provisioning alone
+	// flex-start VMs that the ordinary autoscaler adds one by one, with no ProvisioningRequest: a ComputeClass's plan B
+	provisioningUnqueued = "flex-start-unqueued"
 )
 
 // poolBounds are a pool's autoscaling bounds: per zone, or over all zones when those are set (GKE's DWS pools).
@@ -225,11 +232,18 @@ func flattenNodePool(r poolRole, np *containerpb.NodePool, labels types.Map) typ
 	return r.encodePool(p)
 }
 
+// provisioningOf names how a pool gets its capacity, "" for a pool of neither flex-start nor queued provisioning.
 func provisioningOf(np *containerpb.NodePool) string {
-	if np.GetConfig().GetFlexStart() {
+	flex, queued := np.GetConfig().GetFlexStart(), np.GetQueuedProvisioning().GetEnabled()
+	switch {
+	case flex && queued:
 		return provisioningFlexStart
+	case queued:
+		return provisioningQueued
+	case flex:
+		return provisioningUnqueued
 	}
-	return provisioningQueued
+	return ""
 }
 
 func reservationAffinity(np *containerpb.NodePool) string {
@@ -309,9 +323,9 @@ func incompatible(role poolRole, m pairModel, have, want *containerpb.NodePool) 
 	switch {
 	case have.GetConfig().GetMachineType() != want.GetConfig().GetMachineType():
 		return fmt.Sprintf("has machine type %s, not %s", have.GetConfig().GetMachineType(), want.GetConfig().GetMachineType())
-	case role.flex && !have.GetQueuedProvisioning().GetEnabled():
-		return "is not a queued-provisioning pool"
-	case role.flex && have.GetConfig().GetFlexStart() != want.GetConfig().GetFlexStart():
+	case role.flex && provisioningOf(have) == "":
+		return "is neither a flex-start nor a queued-provisioning pool"
+	case role.flex && provisioningOf(have) != provisioningOf(want):
 		return fmt.Sprintf("has provisioning %q, not %q", provisioningOf(have), provisioningOf(want))
 	case !role.flex && (have.GetConfig().GetFlexStart() || have.GetQueuedProvisioning().GetEnabled()):
 		return "is a flex-start or queued-provisioning pool, not an on-demand one"

@@ -56,9 +56,9 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		Computed: true,
 		Default:  stringdefault.StaticString(provisioningFlexStart),
 		Validators: []validator.String{
-			stringvalidator.OneOf(provisioningFlexStart, provisioningQueued),
+			stringvalidator.OneOf(provisioningFlexStart, provisioningQueued, provisioningUnqueued),
 		},
-		MarkdownDescription: "How the Dynamic Workload Scheduler provisions this pool: `flex-start` (queued provisioning of flex-start VMs, `--enable-queued-provisioning --flex-start`, the default) or `queued` (queued provisioning alone, `--enable-queued-provisioning`). Changing it replaces this pool.",
+		MarkdownDescription: "How the Dynamic Workload Scheduler provisions this pool: `flex-start` (queued provisioning of flex-start VMs, `--enable-queued-provisioning --flex-start`, the default), `queued` (queued provisioning alone, `--enable-queued-provisioning`) or `flex-start-unqueued` (flex-start VMs without queued provisioning, `--flex-start`: the ordinary autoscaler adds nodes one by one, each for at most 7 days, with no ProvisioningRequest; the plan-B pool of a ComputeClass; TPUs need GKE 1.33.0-gke.1712000 or later). Changing it replaces this pool.",
 	}
 	flex["flex_start_enabled"] = schema.BoolAttribute{
 		Computed:            true,

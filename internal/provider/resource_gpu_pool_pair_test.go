@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +13,16 @@ import (
 var gcloudGPUBodies = map[string]string{
 	"od":  `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"accelerators": [{"acceleratorCount": "8", "acceleratorType": "nvidia-h100-80gb", "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"}}], "machineType": "a3-highgpu-8g", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"], "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "od", "upgradeSettings": {"maxSurge": 1}}}`,
 	"dws": `{"nodePool": {"autoscaling": {"enabled": true, "locationPolicy": "ANY", "totalMaxNodeCount": 4}, "config": {"accelerators": [{"acceleratorCount": "8", "acceleratorType": "nvidia-h100-80gb", "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"}}], "flexStart": true, "machineType": "a3-highgpu-8g", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"], "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}}, "initialNodeCount": 0, "management": {"autoRepair": false, "autoUpgrade": true}, "name": "dws", "queuedProvisioning": {"enabled": true}, "upgradeSettings": {"maxSurge": 1}}}`,
+}
+
+// gcloudGPUUnqueuedBody is gcloud 528's body for GKE's "Run a small batch workload with GPUs and Flex-start VMs"
+// command (--flex-start --enable-autoscaling --total-max-nodes --location-policy ANY --reservation-affinity none
+// --no-enable-autorepair, no queued provisioning): the queued pool's body without queuedProvisioning.
+var gcloudGPUUnqueuedBody = strings.Replace(gcloudGPUBodies["dws"], `, "queuedProvisioning": {"enabled": true}`, "", 1)
+
+func TestExpandGPUUnqueuedFlexStartMatchesGcloud(t *testing.T) {
+	t.Parallel()
+	expandsLikeGcloudBody(t, gcloudGPUUnqueuedBody, gpuModel(), "dws", provisioningUnqueued)
 }
 
 func gpuModel() *gpuPoolPairModel {

@@ -437,6 +437,55 @@ resource "dwsfallback_tpu_pool_pair" "test" {
 	})
 }
 
+// TestAccTPUPoolPair_unqueuedFlexStart: plan B as flex-start VMs without queued provisioning, made by GKE's documented
+// gcloud command, imports with an empty plan; the pair made by Terraform carries the same pools.
+func TestAccTPUPoolPair_unqueuedFlexStart(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of its own
+	byGcloud := createTestCluster(t, "unqueued-gcloud")
+	byTerraform := createTestCluster(t, "unqueued-terraform")
+	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
+	g.Run(testutil.TutorialPools("unqueued-gcloud", "on-demand-pool", "unused")[0]...)
+	g.Run(testutil.UnqueuedFlexStartPool("unqueued-gcloud", "flex-start-pool")...)
+	fromGcloud := testPools(t, byGcloud)
+	config := `
+resource "dwsfallback_tpu_pool_pair" "test" {
+  cluster      = %q
+  machine_type = "ct6e-standard-4t"
+  tpu_topology = "4x4"
+  max_nodes    = 4
+  on_demand    = { name = "on-demand-pool" }
+  flex_start   = { name = "flex-start-pool", provisioning = "flex-start-unqueued" }
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:             fmt.Sprintf(config, "unqueued-gcloud"),
+				ResourceName:       pairAddr,
+				ImportState:        true,
+				ImportStateId:      byGcloud.String() + "/nodePools/on-demand-pool,flex-start-pool",
+				ImportStatePersist: true,
+			},
+			{
+				Config:   fmt.Sprintf(config, "unqueued-gcloud"),
+				PlanOnly: true,
+			},
+		},
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(config, "unqueued-terraform"),
+			Check: resource.ComposeTestCheckFunc(
+				samePools(t, fromGcloud, byTerraform, "on-demand-pool", "flex-start-pool"),
+				resource.TestCheckResourceAttr(pairAddr, "flex_start.flex_start_enabled", "true"),
+				resource.TestCheckResourceAttr(pairAddr, "flex_start.queued_provisioning", "false"),
+			),
+		}},
+	})
+}
+
 // samePools checks that the named pools of cluster b equal those of want (read from another cluster before its
 // import test destroyed them) but for what names them: self link, etag, instance groups.
 func samePools(t *testing.T, want map[string]*containerpb.NodePool, b clusterRef, names ...string) func(*terraform.State) error {

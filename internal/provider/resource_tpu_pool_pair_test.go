@@ -17,6 +17,32 @@ var gcloudBodies = map[string]string{
 	"dws-pool":       `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"flexStart": true, "machineType": "ct6e-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"]}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "dws-pool", "placementPolicy": {"tpuTopology": "4x4"}, "queuedProvisioning": {"enabled": true}, "upgradeSettings": {"maxSurge": 1}}}`,
 }
 
+// gcloudUnqueuedBody is what gcloud 528 sends for GKE's "Run a small batch workload with TPUs and flex-start" command
+// (--reservation-affinity=none --enable-autoscaling --flex-start --num-nodes=0, no queued provisioning), with the
+// tutorial's machine type and topology, captured against the emulator.
+const gcloudUnqueuedBody = `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"flexStart": true, "machineType": "ct6e-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"], "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "flex-start-pool", "placementPolicy": {"tpuTopology": "4x4"}, "upgradeSettings": {"maxSurge": 1}}}`
+
+// expandsLikeGcloudBody checks that plan B's pool, provisioned as mode, is created as gcloud's body says.
+func expandsLikeGcloudBody(t *testing.T, body string, m pairModel, pool, mode string) {
+	t.Helper()
+	want := &containerpb.CreateNodePoolRequest{}
+	if err := protojson.Unmarshal([]byte(body), want); err != nil {
+		t.Fatal(err)
+	}
+	got := expandNodePool(flexStartRole, poolModel{Name: types.StringValue(pool), Provisioning: types.StringValue(mode)}, m)
+	if diff := cmp.Diff(want.GetNodePool(), got, protocmp.Transform()); diff != "" {
+		t.Errorf("%s: request differs from gcloud's (-gcloud +provider):\n%s", mode, diff)
+	}
+	if provisioningOf(got) != mode {
+		t.Errorf("the pool created as %q reads back as %q", mode, provisioningOf(got))
+	}
+}
+
+func TestExpandUnqueuedFlexStartMatchesGcloud(t *testing.T) {
+	t.Parallel()
+	expandsLikeGcloudBody(t, gcloudUnqueuedBody, tutorialModel(), "flex-start-pool", provisioningUnqueued)
+}
+
 func tutorialModel() *tpuPoolPairModel {
 	return &tpuPoolPairModel{
 		poolPairModel: poolPairModel{MachineType: types.StringValue("ct6e-standard-4t"), MinNodes: types.Int64Value(0), MaxNodes: types.Int64Value(4)},
@@ -72,7 +98,11 @@ func TestFlattenNodePool(t *testing.T) {
 				ReservationAffinity: types.StringValue("any"), Provisioning: types.StringNull(), FlexStartEnabled: types.BoolNull(), QueuedProvisioning: types.BoolNull()}},
 		{name: "zero-valued flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws"},
 			want: poolModel{Name: types.StringValue("dws"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("dws", "", ""),
-				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("queued"), FlexStartEnabled: types.BoolValue(false), QueuedProvisioning: types.BoolValue(false)}},
+				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue(""), FlexStartEnabled: types.BoolValue(false), QueuedProvisioning: types.BoolValue(false)}},
+		{name: "flex-start pool without queued provisioning", role: flexStartRole, np: &containerpb.NodePool{Name: "fs",
+			Config: &containerpb.NodeConfig{FlexStart: ptr(true), MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"}},
+			want: poolModel{Name: types.StringValue("fs"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("fs", "tpu-v6e-slice", "4x4"),
+				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("flex-start-unqueued"), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(false)}},
 		{name: "tutorial flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws-pool", Status: containerpb.NodePool_RUNNING,
 			Config: &containerpb.NodeConfig{FlexStart: ptr(true), MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"},
 			QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}},

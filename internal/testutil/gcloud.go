@@ -74,6 +74,14 @@ func TutorialPools(cluster, onDemand, dws string) [][]string {
 	}
 }
 
+// UnqueuedFlexStartPool is GKE's "Run a small batch workload with TPUs and flex-start" command (flex-start VMs
+// without queued provisioning) with the tutorial's machine type, topology and bounds, for a cluster in us-east5-b.
+func UnqueuedFlexStartPool(cluster, pool string) []string {
+	return []string{"container", "node-pools", "create", pool, "--cluster=" + cluster, "--location=us-east5-b",
+		"--machine-type=ct6e-standard-4t", "--tpu-topology=4x4", "--reservation-affinity=none", "--enable-autoscaling",
+		"--flex-start", "--num-nodes=0", "--min-nodes=0", "--max-nodes=4"}
+}
+
 // TutorialCluster is the tutorial's cluster command, verbatim.
 func TutorialCluster(cluster, project string) []string {
 	return []string{"container", "clusters", "create", cluster, "--cluster-version=1.34", "--machine-type=n2-standard-16",
