@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -30,6 +31,9 @@ type AutoscalerOptions struct {
 	ScaleDownDelay time.Duration
 	// NodeIPPrefix numbers the nodes' InternalIPs, e.g. "127.225." (loopback: nothing listens there).
 	NodeIPPrefix string
+	// TimeScale multiplies GKE's autoscaler timings: backoffs after failed scale-ups (5 to 30 minutes) and the
+	// capacity checks of flex-start priorities (15 minutes). 0 means 1, GKE's own clock; the local stack runs faster.
+	TimeScale float64
 }
 
 // Autoscaler plays GKE's side of the nodes against the local control plane: every node pool's VMs registered as Node
@@ -39,6 +43,7 @@ type AutoscalerOptions struct {
 type Autoscaler struct {
 	emu      *Server
 	cs       kubernetes.Interface
+	dyn      dynamic.Interface
 	opts     AutoscalerOptions
 	recorder record.EventRecorder
 	nodes    corelisters.NodeLister
@@ -48,6 +53,12 @@ type Autoscaler struct {
 	mu         sync.Mutex
 	emptySince map[string]time.Time
 	nextIP     int
+
+	// Owned by the reconcile loop: pools and ComputeClass priorities backed off after failed scale-ups, and the
+	// scale-ups still waiting for capacity.
+	backoffs       map[string]*poolBackoff
+	ruleBackoffs   map[string]time.Time
+	capacityChecks map[string]time.Time
 }
 
 // NewAutoscaler makes the node lifecycle for the control plane cfg reaches. It does nothing until Run.
@@ -62,7 +73,15 @@ func (s *Server) NewAutoscaler(cfg *rest.Config, o AutoscalerOptions) (*Autoscal
 	if o.NodeIPPrefix == "" {
 		o.NodeIPPrefix = "127.225."
 	}
-	return &Autoscaler{emu: s, cs: cs, opts: o, wake: make(chan struct{}, 1), emptySince: map[string]time.Time{}}, nil
+	if o.TimeScale == 0 {
+		o.TimeScale = 1
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Autoscaler{emu: s, cs: cs, dyn: dyn, opts: o, wake: make(chan struct{}, 1), emptySince: map[string]time.Time{},
+		backoffs: map[string]*poolBackoff{}, ruleBackoffs: map[string]time.Time{}, capacityChecks: map[string]time.Time{}}, nil
 }
 
 // Run reconciles until ctx ends: on every change of pods or nodes, and every half second for the delays.
@@ -149,7 +168,9 @@ func (a *Autoscaler) reconcile(ctx context.Context) {
 	}
 	a.sizeQueuedPools(targets)
 	targets = a.emu.poolTargets()
-	a.scaleUp(targets, byPool, podsOn, pending)
+	classes := listComputeClasses(ctx, a.dyn)
+	a.scaleUp(targets, byPool, podsOn, pending, classes)
+	a.writeClassStatus(ctx, classes, targets)
 	a.scaleDown(targets, byPool, podsOn)
 	for _, t := range a.emu.poolTargets() {
 		if t.running {

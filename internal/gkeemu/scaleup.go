@@ -3,6 +3,7 @@ package gkeemu
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -36,13 +37,60 @@ func (f *free) take(req corev1.ResourceList) bool {
 	return true
 }
 
+// candidate is a pool a pending pod may scale up, in the order the autoscaler tries them; prio is the index of the
+// ComputeClass priority it falls under, -1 for a pod that selects no class.
+type candidate struct {
+	t     poolTarget
+	class *computeClass
+	prio  int
+}
+
+// candidates orders the pools for a pod: a pod that selects a ComputeClass tries its priorities in order (GKE "About
+// custom compute classes"), then, when the class says ScaleUpAnyway, the class's pools that match no priority; other
+// pods try every pool.
+func candidates(p *corev1.Pod, targets []poolTarget, classes map[string]computeClass) []candidate {
+	name := classOf(p)
+	if name == "" {
+		out := make([]candidate, len(targets))
+		for i, t := range targets {
+			out[i] = candidate{t: t, prio: -1}
+		}
+		return out
+	}
+	c, ok := classes[name]
+	if !ok {
+		return nil // GKE scales nothing up for a class that does not exist
+	}
+	var out []candidate
+	taken := map[string]bool{}
+	for i, pr := range c.priorities {
+		for _, t := range targets {
+			// A class scales only pools that joined it (its label); the scheduler would refuse the others anyway.
+			if !taken[t.key()] && t.cfg.GetLabels()[LabelComputeClass] == name && pr.matches(t, newNode(t, "probe", "")) {
+				taken[t.key()] = true
+				out = append(out, candidate{t: t, class: &c, prio: i})
+			}
+		}
+	}
+	if c.whenUnsatisfiable == "ScaleUpAnyway" {
+		for _, t := range targets {
+			if !taken[t.key()] && t.cfg.GetLabels()[LabelComputeClass] == name {
+				out = append(out, candidate{t: t, class: &c, prio: len(c.priorities)})
+			}
+		}
+	}
+	return out
+}
+
 // scaleUp grows autoscaled pools for the pods the scheduler could not place, as GKE's cluster autoscaler does: it
 // first counts on the room left on existing and just-added nodes, adds whole slices for multi-host TPU pools, stops at
-// the pool's maximum, and writes its events on the pods.
-func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.Node, podsOn map[string][]*corev1.Pod, pending []*corev1.Pod) {
+// the pool's maximum, skips pools and ComputeClass priorities backed off after a failed scale-up, and writes its
+// events on the pods.
+func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.Node, podsOn map[string][]*corev1.Pod, pending []*corev1.Pod, classes map[string]computeClass) {
 	if len(pending) == 0 {
 		return
 	}
+	now := time.Now()
 	sort.Slice(pending, func(i, j int) bool { return pending[i].CreationTimestamp.Before(&pending[j].CreationTimestamp) })
 	room := map[string][]*free{}
 	for key, nodes := range byPool {
@@ -65,7 +113,8 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 		req := requests(p)
 		why := map[string]int{}
 		placed, failed := false, false
-		for _, t := range targets {
+		for _, c := range candidates(p, targets, classes) {
+			t := c.t
 			if !t.running {
 				continue
 			}
@@ -92,11 +141,23 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 				why["max node group size reached"]++
 				continue
 			}
+			if !a.backedOff(t.key(), now).IsZero() || (c.class != nil && now.Before(a.ruleBackoffs[ruleKey(c.class.name, c.prio)])) {
+				why["in backoff after failed scale-up"]++
+				continue
+			}
 			if a.emu.ScaleUpStockedOut(t.pool) {
-				a.recorder.Eventf(p, corev1.EventTypeWarning, ReasonFailedScaleUp, outOfResourcesTemplate, t.zone)
+				if a.checkingCapacity(c, now) {
+					if _, told := a.capacityChecks[t.key()]; !told {
+						a.capacityChecks[t.key()] = now
+					}
+					placed = true
+					break
+				}
+				a.failScaleUp(p, c, now)
 				failed = true
 				break
 			}
+			delete(a.capacityChecks, t.key())
 			byKey[t.key()] = t
 			added[t.key()] += t.sliceNodes
 			proto := newNode(t, "probe", "")
@@ -120,6 +181,43 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 			a.recorder.Event(p, corev1.EventTypeNormal, ReasonTriggeredScaleUp, msg)
 		}
 		a.emu.setNodeCount(t.clusterKey, t.pool, t.count+n)
+	}
+}
+
+// checkingCapacity reports whether a scale-up that finds no capacity is still waiting for it: GKE keeps trying a
+// flex-start pool, and a multi-host TPU priority that sets capacityCheckWaitTimeSeconds, for that long (flex-start:
+// 15 minutes by default) before it gives up and moves on.
+func (a *Autoscaler) checkingCapacity(c candidate, now time.Time) bool {
+	wait := time.Duration(0)
+	if c.t.cfg.GetFlexStart() {
+		wait = gkeFlexCapacityCheck
+	}
+	if c.class != nil && c.prio < len(c.class.priorities) && c.class.priorities[c.prio].capacityCheckWait > 0 &&
+		(c.t.cfg.GetFlexStart() || c.t.sliceNodes > 1) {
+		wait = c.class.priorities[c.prio].capacityCheckWait
+	}
+	if wait == 0 {
+		return false
+	}
+	since, ok := a.capacityChecks[c.t.key()]
+	if !ok {
+		return true
+	}
+	if now.Sub(since) < a.scaled(wait) {
+		return true
+	}
+	delete(a.capacityChecks, c.t.key())
+	return false
+}
+
+// failScaleUp is GKE's answer to a scale-up that found no capacity: a FailedScaleUp event on the pod, the pool backed
+// off, and for a ComputeClass priority that describes nodes (not one naming pools, and not the last one) the whole
+// priority backed off for 5 minutes, so that the next priority is tried.
+func (a *Autoscaler) failScaleUp(p *corev1.Pod, c candidate, now time.Time) {
+	a.recorder.Eventf(p, corev1.EventTypeWarning, ReasonFailedScaleUp, outOfResourcesTemplate, c.t.zone)
+	a.backOff(c.t.key(), now)
+	if c.class != nil && c.prio < len(c.class.priorities)-1 && !c.class.priorities[c.prio].byNodepools() {
+		a.ruleBackoffs[ruleKey(c.class.name, c.prio)] = now.Add(a.scaled(gkeRuleBackoff))
 	}
 }
 

@@ -13,6 +13,9 @@ type GKEOptions struct {
 	DWSDelay time.Duration
 	// ScaleDownDelay is how long an autoscaled node stays empty before it goes (GKE: about 10 minutes).
 	ScaleDownDelay time.Duration
+	// TimeScale multiplies GKE's autoscaler timings (backoffs of 5 to 30 minutes after a failed scale-up, 15-minute
+	// flex-start capacity checks); 0 keeps GKE's.
+	TimeScale float64
 }
 
 // AttachGKE makes the emulator's clusters live on this control plane, until ctx ends: their endpoint and CA are the
@@ -24,7 +27,7 @@ func (s *Stack) AttachGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions)
 	if err != nil {
 		return nil, nil, err
 	}
-	as, err := emu.NewAutoscaler(s.RESTConfig(), gkeemu.AutoscalerOptions{ScaleDownDelay: o.ScaleDownDelay, NodeIPPrefix: NodeIPPrefix})
+	as, err := emu.NewAutoscaler(s.RESTConfig(), gkeemu.AutoscalerOptions{ScaleDownDelay: o.ScaleDownDelay, NodeIPPrefix: NodeIPPrefix, TimeScale: o.TimeScale})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 )
 
 // Options configure a stack.
@@ -243,6 +245,11 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// GKE installs the ComputeClass CRD on every cluster.
+	if err := os.WriteFile(f("computeclass-crd.yaml"), gkeemu.ComputeClassCRD, 0o600); err != nil {
+		return nil, err
+	}
+	crds = append(crds, f("computeclass-crd.yaml"))
 	webhookURL := fmt.Sprintf("https://127.0.0.1:%d", webhookPort)
 	kcerts, err := newKueueCerts()
 	if err != nil {

@@ -162,7 +162,7 @@ func requireStack(t *testing.T) *localstack.Stack {
 		}
 		var dctx context.Context
 		dctx, stopDWS = context.WithCancel(context.Background())
-		dws, autoscaler, stackErr = stack.AttachGKE(dctx, emu, localstack.GKEOptions{DWSDelay: 500 * time.Millisecond, ScaleDownDelay: 3 * time.Second})
+		dws, autoscaler, stackErr = stack.AttachGKE(dctx, emu, localstack.GKEOptions{DWSDelay: 500 * time.Millisecond, ScaleDownDelay: 3 * time.Second, TimeScale: 0.01})
 	})
 	if stackErr != nil {
 		t.Fatalf("local control plane: %v", stackErr)

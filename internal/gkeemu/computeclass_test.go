@@ -1,0 +1,147 @@
+package gkeemu
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// classPool is a pool of the tutorial's TPU type that joined class "tpu" as GKE's docs ask: label and taint.
+func classPool(name string, flexStart bool) poolTarget {
+	t := tpuTarget(false)
+	t.pool, t.running = name, true
+	t.cfg = &containerpb.NodeConfig{MachineType: "ct6e-standard-4t", FlexStart: boolPtr(flexStart),
+		Labels: map[string]string{LabelComputeClass: "tpu"},
+		Taints: []*containerpb.NodeTaint{{Key: LabelComputeClass, Value: "tpu", Effect: containerpb.NodeTaint_NO_SCHEDULE}}}
+	return t
+}
+
+func classObj(spec map[string]any) computeClass {
+	return parseComputeClass(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": map[string]any{"name": "tpu"}, "spec": spec}})
+}
+
+func poolsOf(cs []candidate) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.t.pool)
+	}
+	return out
+}
+
+func TestCandidatesFollowPriorities(t *testing.T) {
+	t.Parallel()
+	od, fs, other := classPool("on-demand-pool", false), classPool("flex-start-pool", true), tpuTarget(false)
+	other.pool = "unrelated"
+	targets := []poolTarget{fs, other, od} // the order GKE lists pools in must not matter
+	pod := &corev1.Pod{Spec: corev1.PodSpec{NodeSelector: map[string]string{LabelComputeClass: "tpu"}}}
+	for _, tc := range []struct {
+		name string
+		spec map[string]any
+		want []string
+	}{
+		{"nodepools", map[string]any{"priorities": []any{
+			map[string]any{"nodepools": []any{"on-demand-pool"}}, map[string]any{"nodepools": []any{"flex-start-pool"}}}},
+			[]string{"on-demand-pool", "flex-start-pool"}},
+		{"rules: on demand, then flex-start", map[string]any{"priorities": []any{
+			map[string]any{"tpu": map[string]any{"type": "tpu-v6e-slice", "count": int64(4), "topology": "4x4"}},
+			map[string]any{"tpu": map[string]any{"type": "tpu-v6e-slice", "count": int64(4), "topology": "4x4"}, "flexStart": map[string]any{"enabled": true}}}},
+			[]string{"on-demand-pool", "flex-start-pool"}},
+		{"a rule no pool matches", map[string]any{"priorities": []any{
+			map[string]any{"tpu": map[string]any{"type": "tpu-v5-lite-podslice", "count": int64(4), "topology": "4x4"}}}},
+			nil},
+		{"ScaleUpAnyway adds the class's other pools last", map[string]any{"whenUnsatisfiable": "ScaleUpAnyway", "priorities": []any{
+			map[string]any{"nodepools": []any{"flex-start-pool"}}}},
+			[]string{"flex-start-pool", "on-demand-pool"}},
+	} {
+		got := poolsOf(candidates(pod, targets, map[string]computeClass{"tpu": classObj(tc.spec)}))
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if got := candidates(pod, targets, nil); got != nil {
+		t.Errorf("a class that does not exist: %v, want no pool", poolsOf(got))
+	}
+	if got := poolsOf(candidates(&corev1.Pod{}, targets, nil)); len(got) != 3 {
+		t.Errorf("a pod without a class: %v, want every pool", got)
+	}
+}
+
+// TestBackoffDoubles: GKE's node-group backoff, 5, 10, 20, then 30 minutes, with no bump while one runs, and reset 3
+// hours after the first failure.
+func TestBackoffDoubles(t *testing.T) {
+	t.Parallel()
+	a := &Autoscaler{opts: AutoscalerOptions{TimeScale: 1}, backoffs: map[string]*poolBackoff{}}
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	var got []time.Duration
+	for range 5 {
+		until := a.backOff("p", now)
+		if again := a.backOff("p", now.Add(time.Minute)); !again.Equal(until) {
+			t.Errorf("a failure during the backoff moved it from %v to %v", until, again)
+		}
+		got = append(got, until.Sub(now))
+		now = until
+	}
+	want := []time.Duration{5 * time.Minute, 10 * time.Minute, 20 * time.Minute, 30 * time.Minute, 30 * time.Minute}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("backoffs (-want +got):\n%s", diff)
+	}
+	if until := a.backOff("p", now.Add(3*time.Hour)); until.Sub(now.Add(3*time.Hour)) != 5*time.Minute {
+		t.Errorf("after 3 hours the backoff is %v, want 5m again", until.Sub(now.Add(3*time.Hour)))
+	}
+	if !a.backedOff("other", now).IsZero() {
+		t.Error("a pool that never failed is backed off")
+	}
+}
+
+func TestClassConditions(t *testing.T) {
+	t.Parallel()
+	od, fs := classPool("on-demand-pool", false), classPool("flex-start-pool", true)
+	noTaint := classPool("no-taint", false)
+	noTaint.cfg.Taints = nil
+	spec := map[string]any{"priorities": []any{
+		map[string]any{"nodepools": []any{"on-demand-pool"}}, map[string]any{"nodepools": []any{"flex-start-pool"}}}}
+	if got := classConditions(classObj(spec), []poolTarget{od, fs}); len(got) != 1 || got[0].status != "True" || got[0].message != "Crd is healthy." {
+		t.Errorf("healthy class: %v", got)
+	}
+	spec["priorities"] = append(spec["priorities"].([]any), map[string]any{"nodepools": []any{"missing-pool"}})
+	got := classConditions(classObj(spec), []poolTarget{od, fs, noTaint})
+	var words []string
+	for _, c := range got {
+		words = append(words, c.typ+"/"+c.reason+": "+c.message)
+	}
+	want := []string{
+		"Health/Health: Crd is not healthy.",
+		"NodepoolMisconfigured/TaintMissing: Crd taint is missing for the nodepool no-taint.",
+		"CrdMisconfigured/NodePoolNotExist: Nodepool missing-pool specified by name has autoscaling disabled or doesn't exist in the cluster.",
+	}
+	if diff := cmp.Diff(want, words); diff != "" {
+		t.Errorf("misconfigured class (-want +got):\n%s", diff)
+	}
+}
+
+func TestPriorityConditionsSayBackoff(t *testing.T) {
+	t.Parallel()
+	a := &Autoscaler{opts: AutoscalerOptions{TimeScale: 1}, backoffs: map[string]*poolBackoff{}, ruleBackoffs: map[string]time.Time{}}
+	od := classPool("on-demand-pool", false)
+	c := classObj(map[string]any{"priorities": []any{
+		map[string]any{"nodepools": []any{"on-demand-pool"}}, map[string]any{"nodepools": []any{"flex-start-pool"}}}})
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	if got := a.priorityConditions(c, 0, []poolTarget{od}, now); got != nil {
+		t.Errorf("before any failure: %v", got)
+	}
+	a.backOff(od.key(), now)
+	got := a.priorityConditions(c, 0, []poolTarget{od}, now)
+	if len(got) != 1 || got[0].typ != condProvisioningConstrained || got[0].reason != reasonOutOfResources ||
+		!strings.Contains(got[0].message, "In backoff until 2026-12-02 08:05:00 UTC") {
+		t.Errorf("after a stockout: %+v", got)
+	}
+	if got := a.priorityConditions(c, 1, []poolTarget{od}, now); got != nil {
+		t.Errorf("the next priority: %v, want nothing", got)
+	}
+}
