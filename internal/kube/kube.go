@@ -9,6 +9,7 @@ import (
 
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
 	"golang.org/x/oauth2"
+	"k8s.io/client-go/dynamic"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -36,6 +37,8 @@ type Clients struct {
 	Kueue kueueclient.Interface
 	Ray   rayclient.Interface
 	Core  corev1client.CoreV1Interface
+	// Dynamic reaches what no typed client covers: GKE's ComputeClasses.
+	Dynamic dynamic.Interface
 	// Config is the client configuration, for clients made elsewhere (Helm).
 	Config *rest.Config
 	// Host names the cluster in messages.
@@ -92,5 +95,9 @@ func New(t Target) (*Clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Clients{Kueue: kq, Ray: ray, Core: core, Config: cfg, Host: cfg.Host}, nil
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Clients{Kueue: kq, Ray: ray, Core: core, Dynamic: dyn, Config: cfg, Host: cfg.Host}, nil
 }

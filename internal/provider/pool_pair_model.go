@@ -13,16 +13,18 @@ import (
 
 // poolPairModel holds the attributes every pool pair has; each kind's model embeds it.
 type poolPairModel struct {
-	ID          types.String   `tfsdk:"id"`
-	Cluster     types.String   `tfsdk:"cluster"`
-	Project     types.String   `tfsdk:"project"`
-	Location    types.String   `tfsdk:"location"`
-	MachineType types.String   `tfsdk:"machine_type"`
-	MinNodes    types.Int64    `tfsdk:"min_nodes"`
-	MaxNodes    types.Int64    `tfsdk:"max_nodes"`
-	OnDemand    types.Object   `tfsdk:"on_demand"`
-	FlexStart   types.Object   `tfsdk:"flex_start"`
-	Timeouts    timeouts.Value `tfsdk:"timeouts"`
+	ID          types.String `tfsdk:"id"`
+	Cluster     types.String `tfsdk:"cluster"`
+	Project     types.String `tfsdk:"project"`
+	Location    types.String `tfsdk:"location"`
+	MachineType types.String `tfsdk:"machine_type"`
+	MinNodes    types.Int64  `tfsdk:"min_nodes"`
+	MaxNodes    types.Int64  `tfsdk:"max_nodes"`
+	// ComputeClass is the GKE ComputeClass both pools joined (its node label and taint), null for none.
+	ComputeClass types.String   `tfsdk:"compute_class"`
+	OnDemand     types.Object   `tfsdk:"on_demand"`
+	FlexStart    types.Object   `tfsdk:"flex_start"`
+	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
 
 // pairModel is what a kind of pool pair (TPU, GPU) adds to the shared attributes and CRUD.
@@ -175,15 +177,59 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 	} else if p.ReservationAffinity.ValueString() != "any" {
 		np.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
 	}
+	if class := pm.ComputeClass.ValueString(); class != "" {
+		np.Config.Labels = map[string]string{computeClassLabel: class}
+		np.Config.Taints = []*containerpb.NodeTaint{classTaint(class)}
+	}
 	m.expandKind(r, np)
 	return np
+}
+
+// classTaint is the taint GKE asks of a manually created pool that a ComputeClass uses.
+func classTaint(class string) *containerpb.NodeTaint {
+	return &containerpb.NodeTaint{Key: computeClassLabel, Value: class, Effect: containerpb.NodeTaint_NO_SCHEDULE}
+}
+
+// poolClass is the ComputeClass a pool joined, by its label, null for none.
+func poolClass(np *containerpb.NodePool) types.String {
+	if v, ok := np.GetConfig().GetLabels()[computeClassLabel]; ok {
+		return types.StringValue(v)
+	}
+	return types.StringNull()
+}
+
+// classSettings are a pool's labels and taints with the ComputeClass's replaced by class's (none for ""), the other
+// labels and taints left as they are; changed is false when nothing would change.
+func classSettings(np *containerpb.NodePool, class string) (labels map[string]string, taints []*containerpb.NodeTaint, changed bool) {
+	labels = map[string]string{}
+	for k, v := range np.GetConfig().GetLabels() {
+		if k != computeClassLabel {
+			labels[k] = v
+		}
+	}
+	var theirs []*containerpb.NodeTaint
+	for _, t := range np.GetConfig().GetTaints() {
+		if t.Key == computeClassLabel {
+			theirs = append(theirs, t)
+		} else {
+			taints = append(taints, t)
+		}
+	}
+	if class == "" {
+		changed = !poolClass(np).IsNull() || len(theirs) > 0
+		return labels, taints, changed
+	}
+	labels[computeClassLabel] = class
+	taints = append(taints, classTaint(class))
+	changed = poolClass(np).ValueString() != class || len(theirs) != 1 || !hasClassTaint(np, class)
+	return labels, taints, changed
 }
 
 // The ways plan B's pool gets its capacity from the Dynamic Workload Scheduler.
 const (
 	provisioningFlexStart = "flex-start" // queued provisioning of flex-start VMs: the tutorial's
 	provisioningQueued    = "queued"     // queued provisioning alone
-	// flex-start VMs that the ordinary autoscaler adds one by one, with no ProvisioningRequest: a ComputeClass's plan B
+	// flex-start VMs that the ordinary autoscaler adds one by one, with no ProvisioningRequest: a ComputeClass's plan B.
 	provisioningUnqueued = "flex-start-unqueued"
 )
 
@@ -287,7 +333,7 @@ func flattenPair(m pairModel, ref clusterRef, onDemand, flex *containerpb.NodePo
 	st.Project, st.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
 	st.OnDemand = flattenNodePool(onDemandRole, onDemand, m.liveLabels(onDemand))
 	st.FlexStart = flattenNodePool(flexStartRole, flex, m.liveLabels(flex))
-	minN, maxN := st.MinNodes, st.MaxNodes
+	minN, maxN, class := st.MinNodes, st.MaxNodes, st.ComputeClass
 	drifted := func(was types.Int64, live int64) bool { return was.IsNull() || was.ValueInt64() != live }
 	for _, np := range []*containerpb.NodePool{onDemand, flex} {
 		if np == nil {
@@ -303,8 +349,11 @@ func flattenPair(m pairModel, ref clusterRef, onDemand, flex *containerpb.NodePo
 		if drifted(st.MaxNodes, hi) {
 			maxN = types.Int64Value(hi)
 		}
+		if live := poolClass(np); !live.Equal(st.ComputeClass) {
+			class = live
+		}
 	}
-	st.MinNodes, st.MaxNodes = minN, maxN
+	st.MinNodes, st.MaxNodes, st.ComputeClass = minN, maxN, class
 	m.derive()
 }
 

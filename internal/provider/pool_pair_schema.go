@@ -87,6 +87,11 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 			Validators:          []validator.Int64{int64validator.Between(1, 1000)},
 			MarkdownDescription: "Autoscaling maximum of each pool, in nodes; for multi-host TPU slices a multiple of `nodes_per_slice`. Updated in place.",
 		},
+		"compute_class": schema.StringAttribute{
+			Optional:            true,
+			Validators:          []validator.String{validators.DNSLabel()},
+			MarkdownDescription: "A GKE ComputeClass both pools join: GKE asks a manually created pool that a class uses for the node label and the taint `cloud.google.com/compute-class=NAME:NoSchedule` (About custom compute classes), and this sets both, as `--node-labels` and `--node-taints` do. A pool belongs to one class at most. Updated in place; removing it takes the pools out of the class.",
+		},
 		"on_demand": schema.SingleNestedAttribute{
 			Required:            true,
 			Attributes:          onDemand,

@@ -242,6 +242,7 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 		NewGPUPoolPairResource,
 		NewKueueQueueResource,
 		NewRayJobResource,
+		NewComputeClassResource,
 	}, helmResources...)
 }
 

@@ -13,6 +13,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
@@ -83,7 +84,7 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 	if err != nil {
 		return "", err
 	}
-	latest := map[string]corev1.Event{}
+	latest, failed := map[string]corev1.Event{}, map[string]corev1.Event{}
 	for _, e := range events.Items {
 		uid := string(e.InvolvedObject.UID)
 		if pending[uid] == nil {
@@ -91,6 +92,9 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 		}
 		if cur, ok := latest[uid]; !ok || eventTime(e).After(eventTime(cur)) {
 			latest[uid] = e
+		}
+		if cur, ok := failed[uid]; e.Reason == "FailedScaleUp" && (!ok || eventTime(e).After(eventTime(cur))) {
+			failed[uid] = e
 		}
 	}
 	uids := make([]string, 0, len(latest))
@@ -100,6 +104,13 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 	sort.Strings(uids)
 	for _, uid := range uids {
 		e, p := latest[uid], pending[uid]
+		// A pool backed off after a failed scale-up is skipped until the backoff ends: the failure is the reason.
+		if f, ok := failed[uid]; ok && e.Reason == "NotTriggerScaleUp" && strings.Contains(e.Message, "in backoff after failed scale-up") {
+			e = f
+		}
+		if class := p.Spec.NodeSelector[computeClassLabel]; class != "" && (e.Reason == "FailedScaleUp" || now.Sub(pendingSince(p)) >= noNodeGrace) {
+			return stuckMessage(p, e.Message, classStatusWords(ctx, c, class)), nil
+		}
 		switch {
 		case e.Reason == "FailedScaleUp":
 			return stuckMessage(p, e.Message, "GKE could not add nodes there. Kueue admitted the job on quota, not on capacity: "+
@@ -110,6 +121,30 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 		}
 	}
 	return "", nil
+}
+
+// classStatusWords is what GKE's status of the ComputeClass the pod selects says of its priorities: which are backed
+// off, and why.
+func classStatusWords(ctx context.Context, c *kube.Clients, class string) string {
+	u, err := findComputeClass(ctx, c, class)
+	if err != nil || u == nil {
+		return fmt.Sprintf("The pod selects ComputeClass %s, which does not exist: GKE scales nothing up for it.", class)
+	}
+	var words []string
+	prios, _, _ := unstructured.NestedSlice(u.Object, "status", "priorityStatuses")
+	for _, it := range prios {
+		ps, _ := it.(map[string]any)
+		conds, _ := ps["conditions"].([]any)
+		for _, cd := range conds {
+			m, _ := cd.(map[string]any)
+			words = append(words, fmt.Sprintf("priority %v: %v (%v): %v", ps["identifier"], m["type"], m["reason"], m["message"]))
+		}
+	}
+	if len(words) == 0 {
+		return fmt.Sprintf("ComputeClass %s reports no backed-off priority (%s).", class, classHealth(u))
+	}
+	return fmt.Sprintf("ComputeClass %s: %s. GKE tries the next priority while one is backed off; when none is left, "+
+		"the pod waits (whenUnsatisfiable).", class, strings.Join(words, "; "))
 }
 
 func notTriggerAdvice(msg string) string {

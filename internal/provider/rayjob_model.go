@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ type rayJobModel struct {
 	TPUWorkers               *tpuWorkersModel `tfsdk:"tpu_workers"`
 	GPUWorkers               *gpuWorkersModel `tfsdk:"gpu_workers"`
 	NumOfHosts               types.Int64      `tfsdk:"num_of_hosts"`
+	ComputeClass             types.String     `tfsdk:"compute_class"`
 	Env                      types.Map        `tfsdk:"env"`
 	Labels                   types.Map        `tfsdk:"labels"`
 	Annotations              types.Map        `tfsdk:"annotations"`
@@ -315,6 +317,16 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 	if len(headSelector) == 0 {
 		headSelector = nil
 	}
+	tolerations := []corev1.Toleration{
+		{Key: w.acceleratorTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+		{Key: queuedTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+	}
+	selector := w.selector
+	if class := m.ComputeClass.ValueString(); class != "" {
+		selector = maps.Clone(w.selector)
+		selector[computeClassLabel] = class
+		tolerations = append(tolerations, corev1.Toleration{Key: computeClassLabel, Operator: corev1.TolerationOpEqual, Value: class, Effect: corev1.TaintEffectNoSchedule})
+	}
 	job := &rayv1.RayJob{
 		TypeMeta: metav1.TypeMeta{APIVersion: rayv1.GroupVersion.String(), Kind: "RayJob"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -352,10 +364,7 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 					GroupName:      w.name,
 					RayStartParams: map[string]string{},
 					Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-						Tolerations: []corev1.Toleration{
-							{Key: w.acceleratorTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
-							{Key: queuedTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
-						},
+						Tolerations: tolerations,
 						Containers: []corev1.Container{{
 							Name:         "ray-worker",
 							Image:        image,
@@ -364,13 +373,24 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 							VolumeMounts: mounts,
 						}},
 						Volumes:      volumes,
-						NodeSelector: w.selector,
+						NodeSelector: selector,
 					}},
 				}},
 			},
 		},
 	}
 	return job, nil
+}
+
+// tolerationClass is the ComputeClass whose taint a worker group tolerates: the class the provider selected. Its
+// node selector cannot tell, since Kueue adds a flavor's node labels there.
+func tolerationClass(tols []corev1.Toleration) types.String {
+	for _, t := range tols {
+		if t.Key == computeClassLabel && t.Value != "" {
+			return types.StringValue(t.Value)
+		}
+	}
+	return types.StringNull()
 }
 
 // expandFilesConfigMap is the ConfigMap `kubectl create configmap NAME --from-file=...` makes of files.
@@ -456,6 +476,10 @@ func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) 
 	rc := spec.RayClusterSpec
 	if rc == nil {
 		return
+	}
+	m.ComputeClass = types.StringNull()
+	if len(rc.WorkerGroupSpecs) > 0 {
+		m.ComputeClass = tolerationClass(rc.WorkerGroupSpecs[0].Template.Spec.Tolerations)
 	}
 	m.EnableInTreeAutoscaling = types.BoolValue(rc.EnableInTreeAutoscaling != nil && *rc.EnableInTreeAutoscaling)
 	head := rc.HeadGroupSpec.Template.Spec

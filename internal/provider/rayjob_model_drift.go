@@ -116,6 +116,8 @@ func readWorkers(st *rayJobModel, want, job *rayv1.RayJob, take func(bool, func(
 		return
 	}
 	take(c.Image != wc.Image && c.Image != st.Image.ValueString(), func() { st.Image = types.StringValue(c.Image) })
+	class := tolerationClass(g.Template.Spec.Tolerations)
+	take(class.ValueString() != st.ComputeClass.ValueString(), func() { st.ComputeClass = class })
 	i64 := func(p *int32) types.Int64 {
 		if p == nil {
 			return types.Int64Value(0)

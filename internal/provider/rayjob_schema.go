@@ -305,6 +305,12 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "Ray's autoscaler. Defaults to true (the tutorial's) for elastic jobs and jobs without a queue, and to false for " +
 					"other queued jobs: Kueue refuses autoscaling on a job it manages unless the job is elastic (workload slices).",
 			},
+			"compute_class": schema.StringAttribute{
+				Optional:            true,
+				Validators:          []validator.String{validators.DNSLabel()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "A GKE ComputeClass the workers run on (`dwsfallback_compute_class`): they select it (`nodeSelector: {cloud.google.com/compute-class: NAME}`) and tolerate its taint, so the cluster autoscaler scales its priorities in order and falls back to the next when one has no capacity. GKE adds the toleration to such pods itself; the provider sets it so that the job runs the same on any cluster. Changing it replaces the job.",
+			},
 			"wait_for": schema.StringAttribute{
 				Optional:            true,
 				Computed:            true,

@@ -197,6 +197,25 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 		}
 	}
 	st.MinNodes, st.MaxNodes = plan.MinNodes, plan.MaxNodes
+	for _, role := range poolRoles {
+		np := pools[names[role]]
+		labels, taints, changed := classSettings(np, plan.ComputeClass.ValueString())
+		if !changed {
+			continue
+		}
+		err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+			return client.API().UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{
+				Name:   ref.String() + "/nodePools/" + np.GetName(),
+				Labels: &containerpb.NodeLabels{Labels: labels},
+				Taints: &containerpb.NodeTaints{Taints: taints},
+			})
+		}, nil)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("updating the ComputeClass of %s node pool (%s)", r.kind.noun, np.GetName()), err.Error())
+			return
+		}
+	}
+	st.ComputeClass = plan.ComputeClass
 	r.refresh(ctx, client, ref, P(&stM), &resp.Diagnostics)
 	save()
 }
@@ -245,16 +264,17 @@ func (r *poolPairResource[M, P]) ImportState(ctx context.Context, req resource.I
 	// The bare cluster name is what configurations usually say; Read fills in everything else from GKE.
 	var stM M
 	*P(&stM).pair() = poolPairModel{
-		ID:          types.StringValue(poolPairID(ref, onDemand, flex)),
-		Cluster:     types.StringValue(ref.Name),
-		Project:     types.StringValue(ref.Project),
-		Location:    types.StringValue(ref.Location),
-		MachineType: types.StringNull(),
-		MinNodes:    types.Int64Null(),
-		MaxNodes:    types.Int64Null(),
-		OnDemand:    types.ObjectNull(onDemandRole.attrTypes()),
-		FlexStart:   types.ObjectNull(flexStartRole.attrTypes()),
-		Timeouts:    timeoutsNull(),
+		ID:           types.StringValue(poolPairID(ref, onDemand, flex)),
+		Cluster:      types.StringValue(ref.Name),
+		Project:      types.StringValue(ref.Project),
+		Location:     types.StringValue(ref.Location),
+		MachineType:  types.StringNull(),
+		MinNodes:     types.Int64Null(),
+		MaxNodes:     types.Int64Null(),
+		ComputeClass: types.StringNull(),
+		OnDemand:     types.ObjectNull(onDemandRole.attrTypes()),
+		FlexStart:    types.ObjectNull(flexStartRole.attrTypes()),
+		Timeouts:     timeoutsNull(),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
 }

@@ -1,0 +1,151 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+)
+
+var computeClassGVR = schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "computeclasses"}
+
+// findComputeClass reads the class, nil when it does not exist.
+func findComputeClass(ctx context.Context, c *kube.Clients, name string) (*unstructured.Unstructured, error) {
+	u, err := c.Dynamic.Resource(computeClassGVR).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, c.Explain("ComputeClass", name, err)
+	}
+	return u, nil
+}
+
+// putComputeClass creates the class, or replaces the spec of the one there: the spec is the provider's, so a field
+// someone added by hand goes, as the plan said.
+func putComputeClass(ctx context.Context, c *kube.Clients, want *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	api := c.Dynamic.Resource(computeClassGVR)
+	have, err := findComputeClass(ctx, c, want.GetName())
+	if err != nil {
+		return nil, err
+	}
+	opts := metav1.CreateOptions{FieldManager: kube.FieldManager}
+	if have == nil {
+		u, err := api.Create(ctx, want, opts)
+		if apierrors.IsNotFound(err) {
+			return nil, errNoComputeClasses
+		}
+		return u, c.Explain("ComputeClass", want.GetName(), err)
+	}
+	have.Object["spec"] = want.Object["spec"]
+	u, err := api.Update(ctx, have, metav1.UpdateOptions{FieldManager: kube.FieldManager})
+	return u, c.Explain("ComputeClass", want.GetName(), err)
+}
+
+// deleteComputeClass deletes the class and waits until it is gone.
+func deleteComputeClass(ctx context.Context, c *kube.Clients, name string) error {
+	err := c.Dynamic.Resource(computeClassGVR).Delete(ctx, name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return c.Explain("ComputeClass", name, err)
+	}
+	for {
+		u, err := findComputeClass(ctx, c, name)
+		if err != nil || u == nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("ComputeClass %s is still being deleted: %w", name, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// classPoolProblems says, in the words of GKE's ComputeClass status, why pools the class names cannot serve it: a
+// pool that does not exist or does not autoscale, one without the class's label or taint, or one that joined another
+// class. GKE would accept the class and report these in its status; the provider refuses them before writing.
+func classPoolProblems(ctx context.Context, m *computeClassModel, pools map[string]*containerpb.NodePool) []string {
+	class := m.Name.ValueString()
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range m.Priorities {
+		var names []string
+		p.Nodepools.ElementsAs(ctx, &names, false)
+		for _, name := range names {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			np := pools[name]
+			if np == nil || !np.GetAutoscaling().GetEnabled() {
+				out = append(out, fmt.Sprintf("Nodepool %v specified by name has autoscaling disabled or doesn't exist in the cluster.", name))
+				continue
+			}
+			if label, ok := np.GetConfig().GetLabels()[computeClassLabel]; !ok || label != class {
+				out = append(out, fmt.Sprintf("Node pool %s does not carry the label %s=%s (it has %q): set compute_class = %q on its pool pair.",
+					name, computeClassLabel, class, label, class))
+				continue
+			}
+			if !hasClassTaint(np, class) {
+				out = append(out, fmt.Sprintf("Crd taint is missing for the nodepool %v. It needs %s=%s:NoSchedule: set compute_class = %q on its pool pair.",
+					name, computeClassLabel, class, class))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasClassTaint(np *containerpb.NodePool, class string) bool {
+	for _, t := range np.GetConfig().GetTaints() {
+		if t.Key == computeClassLabel && t.Value == class && t.Effect == containerpb.NodeTaint_NO_SCHEDULE {
+			return true
+		}
+	}
+	return false
+}
+
+// checkClassPools refuses a class whose named pools cannot serve it. With the provider's kubernetes block there is no
+// GKE cluster to ask, and nothing is checked.
+func (r *computeClassResource) checkClassPools(ctx context.Context, m *computeClassModel, diags *diag.Diagnostics) bool {
+	named := false
+	for _, p := range m.Priorities {
+		named = named || !p.Nodepools.IsNull()
+	}
+	if !named || m.Cluster.IsNull() {
+		return true
+	}
+	client, ref, ok := connectGKE(ctx, r.clients, m.Cluster, m.Project, m.Location, path.Root("cluster"), diags)
+	if !ok {
+		return false
+	}
+	pools, err := listPools(ctx, client, ref)
+	if err != nil {
+		diags.AddError("listing the cluster's node pools", err.Error())
+		return false
+	}
+	if problems := classPoolProblems(ctx, m, pools); len(problems) > 0 {
+		diags.AddAttributeError(path.Root("priorities"), "Node pools cannot serve the ComputeClass",
+			fmt.Sprintf("ComputeClass %s names node pools of %s that GKE would report as misconfigured:\n- %s",
+				m.Name.ValueString(), ref, strings.Join(problems, "\n- ")))
+		return false
+	}
+	return true
+}
+
+var errNoComputeClasses = errors.New("the cluster serves no ComputeClass API (cloud.google.com/v1): GKE installs it on every cluster from 1.30.3-gke.1451000")

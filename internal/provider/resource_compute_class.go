@@ -1,0 +1,186 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*computeClassResource)(nil)
+	_ resource.ResourceWithImportState    = (*computeClassResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*computeClassResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*computeClassResource)(nil)
+)
+
+// A ComputeClass is one object that takes effect when written; deletion waits only for its finalizers.
+const defaultComputeClassTimeout = 5 * time.Minute
+
+func NewComputeClassResource() resource.Resource { return &computeClassResource{} }
+
+type computeClassResource struct {
+	clients clients
+}
+
+func (r *computeClassResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_compute_class"
+}
+
+func (r *computeClassResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *computeClassResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan computeClassModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultComputeClassTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if r.write(ctx, &plan, "creating", &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *computeClassResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var st computeClassModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
+	if !ok {
+		return
+	}
+	u, err := findComputeClass(ctx, c, st.Name.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading ComputeClass (%s)", st.Name.ValueString()), err.Error())
+		return
+	}
+	if u == nil {
+		resp.Diagnostics.AddWarning("ComputeClass not found", fmt.Sprintf("ComputeClass %s no longer exists on %s; it will be created again.", st.Name.ValueString(), c.Host))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	flattenComputeClass(&st, u)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+func (r *computeClassResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan computeClassModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultComputeClassTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if r.write(ctx, &plan, "updating", &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *computeClassResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var st computeClassModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := st.Timeouts.Delete(ctx, defaultComputeClassTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, ok := r.kube(ctx, &st, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if err := deleteComputeClass(ctx, c, st.Name.ValueString()); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting ComputeClass (%s)", st.Name.ValueString()), err.Error())
+	}
+}
+
+func (r *computeClassResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	st := computeClassModel{Timeouts: timeoutsNull(), Description: types.StringNull()}
+	var name string
+	var err error
+	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/computeClasses/", "NAME", r.clients)
+	if err != nil {
+		resp.Diagnostics.AddError("importing ComputeClass", err.Error())
+		return
+	}
+	st.ID, st.Name = types.StringValue(req.ID), types.StringValue(name)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+func (r *computeClassResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m computeClassModel
+	u, diags := knownConfig(ctx, req.Config, &m)
+	resp.Diagnostics.Append(diags...)
+	if !resp.Diagnostics.HasError() {
+		validateComputeClass(&m, u, &resp.Diagnostics)
+	}
+}
+
+// ModifyPlan resolves the cluster and the id at plan time, and checks again what became known since validation.
+func (r *computeClassResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	var name types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	suffix, kubeID := "", ""
+	if !name.IsUnknown() {
+		suffix, kubeID = "computeClasses/"+name.ValueString(), name.ValueString()
+	}
+	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
+	var m computeClassModel
+	u, diags := knownPlan(ctx, req.Plan, &m)
+	resp.Diagnostics.Append(diags...)
+	if !resp.Diagnostics.HasError() {
+		validateComputeClass(&m, u, &resp.Diagnostics)
+	}
+}
+
+// write checks the class's pools and writes it; a create refuses a class that is already there, which only an import
+// may take over.
+func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, verb string, diags *diag.Diagnostics) bool {
+	c, ok := r.kube(ctx, m, diags)
+	if !ok || !r.checkClassPools(ctx, m, diags) {
+		return false
+	}
+	summary := fmt.Sprintf("%s ComputeClass (%s)", verb, m.Name.ValueString())
+	if verb == "creating" {
+		if have, err := findComputeClass(ctx, c, m.Name.ValueString()); err != nil || have != nil {
+			if err == nil {
+				err = fmt.Errorf("ComputeClass %s already exists on %s: import it (terraform import, id %s) instead of creating it", m.Name.ValueString(), c.Host, m.ID.ValueString())
+			}
+			diags.AddError(summary, err.Error())
+			return false
+		}
+	}
+	u, err := putComputeClass(ctx, c, expandComputeClass(ctx, m))
+	if err != nil {
+		diags.AddError(summary, err.Error())
+		return false
+	}
+	m.Health = types.StringValue(classHealth(u))
+	return true
+}
+
+func (r *computeClassResource) kube(ctx context.Context, m *computeClassModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
+	return kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
+}
