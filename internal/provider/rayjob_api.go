@@ -43,6 +43,9 @@ type jobProgress struct {
 	wl  *kueue.Workload
 	// pods are the job's RayCluster pods, for where they run.
 	pods []corev1.Pod
+	// nodePools is the pool of each node that runs a pod with no pool in its node selector (a ComputeClass's pods,
+	// which the autoscaler places on any of the class's pools).
+	nodePools map[string]string
 	// noKueue is set when the cluster serves no Workload API: nothing will ever admit a queued job there.
 	noKueue bool
 }
@@ -135,11 +138,15 @@ func readProgressWith(ctx context.Context, c *kube.Clients, ns, name string,
 	if err != nil {
 		return jobProgress{}, err
 	}
+	nodePools, err := poolsOfUnpinnedPods(ctx, c, ps)
+	if err != nil {
+		return jobProgress{}, err
+	}
 	wl, err := workload(ctx, c, job)
 	if kueueMissing(err) {
-		return jobProgress{job: job, pods: ps, noKueue: true}, nil
+		return jobProgress{job: job, pods: ps, nodePools: nodePools, noKueue: true}, nil
 	}
-	return jobProgress{job: job, wl: wl, pods: ps}, err
+	return jobProgress{job: job, wl: wl, pods: ps, nodePools: nodePools}, err
 }
 
 // waitJob waits, woken by watch events on the job's Workloads and the job, until it reaches waitFor. Each new phase

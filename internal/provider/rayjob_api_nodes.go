@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -40,15 +41,42 @@ func jobPods(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) ([]corev1.
 	return list.Items, nil
 }
 
+// poolsOfUnpinnedPods reads the pool of each node that runs a pod whose node selector names no pool.
+func poolsOfUnpinnedPods(ctx context.Context, c *kube.Clients, pods []corev1.Pod) (map[string]string, error) {
+	var out map[string]string
+	for _, p := range pods {
+		node := p.Spec.NodeName
+		if node == "" || p.Spec.NodeSelector[gkeNodePoolLabel] != "" || out[node] != "" {
+			continue
+		}
+		n, err := c.Core.Nodes().Get(ctx, node, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[node] = n.Labels[gkeNodePoolLabel]
+	}
+	return out, nil
+}
+
 // nodeCounts is, per node pool, how many distinct nodes run the pods. The pool is the one the pod's node selector
-// names: the scheduler placed the pod on a node with that label, so no node needs reading.
-func nodeCounts(pods []corev1.Pod) types.Map {
+// names (the scheduler placed the pod on a node with that label, so no node needs reading), else its node's pool
+// from nodePools.
+func nodeCounts(pods []corev1.Pod, nodePools map[string]string) types.Map {
 	nodes := map[string]map[string]bool{}
 	for _, p := range pods {
 		if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
 			continue
 		}
 		pool := p.Spec.NodeSelector[gkeNodePoolLabel]
+		if pool == "" {
+			pool = nodePools[p.Spec.NodeName]
+		}
 		if pool == "" {
 			pool = "(no pool selector)"
 		}
@@ -108,8 +136,13 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 		if f, ok := failed[uid]; ok && e.Reason == "NotTriggerScaleUp" && strings.Contains(e.Message, "in backoff after failed scale-up") {
 			e = f
 		}
-		if class := p.Spec.NodeSelector[computeClassLabel]; class != "" && (e.Reason == "FailedScaleUp" || now.Sub(pendingSince(p)) >= noNodeGrace) {
-			return stuckMessage(p, e.Message, classStatusWords(ctx, c, class)), nil
+		// A failed scale-up of a class's priority is not the end: GKE tries the next one. The pod is stuck when the
+		// autoscaler finds no priority left to try.
+		if class := p.Spec.NodeSelector[computeClassLabel]; class != "" {
+			if e.Reason == "NotTriggerScaleUp" && now.Sub(pendingSince(p)) >= noNodeGrace {
+				return stuckMessage(p, e.Message, classStatusWords(ctx, c, class)), nil
+			}
+			continue
 		}
 		switch {
 		case e.Reason == "FailedScaleUp":
@@ -137,7 +170,8 @@ func classStatusWords(ctx context.Context, c *kube.Clients, class string) string
 		conds, _ := ps["conditions"].([]any)
 		for _, cd := range conds {
 			m, _ := cd.(map[string]any)
-			words = append(words, fmt.Sprintf("priority %v: %v (%v): %v", ps["identifier"], m["type"], m["reason"], m["message"]))
+			msg, _ := m["message"].(string)
+			words = append(words, fmt.Sprintf("priority %v: %v (%v): %s", ps["identifier"], m["type"], m["reason"], strings.TrimSuffix(msg, ".")))
 		}
 	}
 	if len(words) == 0 {
@@ -161,8 +195,11 @@ func notTriggerAdvice(msg string) string {
 }
 
 func stuckMessage(p *corev1.Pod, event, advice string) string {
-	pool := orNone(p.Spec.NodeSelector[gkeNodePoolLabel])
-	return fmt.Sprintf("pod %s (node pool %s) cannot get a node; GKE's cluster autoscaler: %q. %s", p.Name, pool, event, advice)
+	where := "node pool " + orNone(p.Spec.NodeSelector[gkeNodePoolLabel])
+	if class := p.Spec.NodeSelector[computeClassLabel]; class != "" && p.Spec.NodeSelector[gkeNodePoolLabel] == "" {
+		where = "ComputeClass " + class
+	}
+	return fmt.Sprintf("pod %s (%s) cannot get a node; GKE's cluster autoscaler: %q. %s", p.Name, where, event, advice)
 }
 
 // pendingSince is when the scheduler first found no node for the pod.

@@ -436,7 +436,7 @@ func flattenJobStatus(m *rayJobStatusModel, p jobProgress) {
 		}
 	}
 	m.AdmissionChecks = types.MapValueMust(types.StringType, checks)
-	m.NodesByPool = nodeCounts(p.pods)
+	m.NodesByPool = nodeCounts(p.pods, p.nodePools)
 }
 
 func timeValue(t *metav1.Time) types.String {

@@ -1,0 +1,160 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+)
+
+// classQueueConfig is a queue whose TPU flavor targets the class, not a pool: Kueue gives quota, the class capacity.
+func classQueueConfig(cluster, p string) string {
+	return fmt.Sprintf(`
+resource "dwsfallback_kueue_queue" "test" {
+  cluster = %[1]q
+  name    = "%[2]s-cluster-queue"
+  flavors = [
+    { name = "%[2]s-default-cpu", node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" },
+      quotas = { cpu = "10", memory = "20Gi", "google.com/tpu" = "0" } },
+    { name = "%[2]s-tpu-class", node_labels = { "cloud.google.com/compute-class" = dwsfallback_compute_class.test.name },
+      quotas = { cpu = "100", memory = "200Gi", "google.com/tpu" = "32" } },
+  ]
+  local_queues = [{ namespace = "default", name = "%[2]s-user-queue" }]
+}
+`, cluster, p)
+}
+
+func nodesByPool(job string, pools map[string]int) statecheck.StateCheck {
+	want := map[string]knownvalue.Check{}
+	for p, n := range pools {
+		want[p] = knownvalue.Int64Exact(int64(n))
+	}
+	return statecheck.ExpectKnownValue("dwsfallback_rayjob."+job, tfjsonpath.New("nodes_by_pool"), knownvalue.MapExact(want))
+}
+
+// TestAccComputeClass_capacityFallback is issue 23's point, through Terraform: with plan A's zone out of capacity,
+// job 1's TPU workers run on plan B's flex-start nodes, because GKE's autoscaler backs plan A off and tries the class's
+// next priority; with capacity back, job 2 runs on plan A once the backoff ends, as GKE's autoscaler does.
+func TestAccComputeClass_capacityFallback(t *testing.T) {
+	requireStack(t)
+	createRayCluster(t, "acc-cap")
+	base := classPairConfig("acc-cap", "tpu-fallback") + classConfig("acc-cap", "tpu-fallback") + classQueueConfig("acc-cap", "cap")
+	job := func(id int, after string) string {
+		extra := `wait_for = "running"
+  compute_class = dwsfallback_compute_class.test.name
+  timeouts = { create = "5m" }`
+		cfg := jobsConfig("acc-cap", "cap", []int{id}, extra)
+		return strings.Replace(cfg, "depends_on = [dwsfallback_kueue_queue.test]", "depends_on = [dwsfallback_kueue_queue.test"+after+"]", 1)
+	}
+	t.Cleanup(func() { emu.StockoutScaleUps("on-demand-pool", false) })
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { emu.StockoutScaleUps("on-demand-pool", true) },
+				Config:    base + job(1, ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					nodesByPool("job1", map[string]int{"default-pool": 1, "flex-start-pool": 4}),
+					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("admitted_flavor"), knownvalue.StringExact("cap-tpu-class")),
+				},
+				Check: func(*terraform.State) error {
+					nodes, err := placedOn(t, "cap-rayjob-1", "worker", "flex-start-pool", 4)
+					if err != nil {
+						return err
+					}
+					for _, n := range nodes {
+						if n.Labels[gkeemu.LabelFlexStart] != "true" || hasTaint(n, gkeemu.TaintQueued) || !hasTaint(n, gkeemu.LabelComputeClass) {
+							return fmt.Errorf("flex-start node %s: labels %v, taints %v; want gke-flex-start, the class's taint, no gke-queued", n.Name, n.Labels, n.Spec.Taints)
+						}
+					}
+					return classPriorityBackedOff(t, "tpu-fallback", "0")
+				},
+			},
+			{
+				PreConfig: func() { emu.StockoutScaleUps("on-demand-pool", false) },
+				Config:    base + job(1, "") + job(2, ", dwsfallback_rayjob.job1"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					nodesByPool("job2", map[string]int{"default-pool": 1, "on-demand-pool": 4}),
+				},
+				Check: func(*terraform.State) error { return classWithoutTolerationPends(t, "tpu-fallback") },
+			},
+		},
+	})
+}
+
+// classPriorityBackedOff checks that GKE's status of the class says priority id is backed off for lack of resources.
+func classPriorityBackedOff(t *testing.T, class, id string) error {
+	t.Helper()
+	prios, _, _ := unstructured.NestedSlice(liveClass(t, class).Object, "status", "priorityStatuses")
+	for _, it := range prios {
+		ps, _ := it.(map[string]any)
+		conds, _ := ps["conditions"].([]any)
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if ps["identifier"] == id && m["reason"] == "OutOfResources" {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("ComputeClass %s status %v: want priority %s backed off with OutOfResources", class, prios, id)
+}
+
+// classWithoutTolerationPends: a pod that selects the class but does not tolerate its taint gets no node, and GKE's
+// autoscaler says why. (On GKE a webhook adds the toleration to such pods; the local stack has none, so a pod made
+// elsewhere needs it in its spec.)
+func classWithoutTolerationPends(t *testing.T, class string) error {
+	t.Helper()
+	core := adminClients(t).Core
+	ctx := context.Background()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "no-class-toleration", Namespace: "default"},
+		Spec: corev1.PodSpec{
+			NodeSelector: map[string]string{gkeemu.LabelComputeClass: class},
+			Tolerations:  []corev1.Toleration{{Key: gkeemu.TaintTPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+			Containers: []corev1.Container{{Name: "c", Image: "busybox", Resources: corev1.ResourceRequirements{
+				Limits: corev1.ResourceList{gkeemu.ResourceTPU: apiresource.MustParse("4")}, Requests: corev1.ResourceList{gkeemu.ResourceTPU: apiresource.MustParse("4")}}}},
+		},
+	}
+	created, err := core.Pods("default").Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = core.Pods("default").Delete(ctx, pod.Name, metav1.DeleteOptions{}) }()
+	var seen string
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		p, err := core.Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil || p.Spec.NodeName != "" {
+			return false, fmt.Errorf("pod without the class's toleration: node %q (%v)", p.Spec.NodeName, err)
+		}
+		events, err := core.Events("default").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("involvedObject.uid", string(created.UID)).String()})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range events.Items {
+			seen = e.Message
+			if e.Reason == gkeemu.ReasonNotTriggerScaleUp && strings.Contains(e.Message, "untolerated taint {"+gkeemu.LabelComputeClass+": "+class+"}") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("pod without the class's toleration: %v; last event %q", err, seen)
+	}
+	return nil
+}
