@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the tutorial against the local stack: one terraform apply of examples/tutorial makes the cluster, the two TPU
 # node pools, the Kueue queue and two training jobs; gcloud verifies flex-start (the tutorial's step 4) against the
-# same GKE emulator.
+# same GKE emulator. Then examples/capacity-fallback runs the same jobs on a ComputeClass while plan A's zone has no
+# capacity: they run on plan B's flex-start pool.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 local_dir=$top/.local
@@ -26,9 +27,22 @@ gcloud config set core/project "$GOOGLE_PROJECT" -q >/dev/null 2>&1
 work=$local_dir/demo
 mkdir -p "$work"
 cp "$top"/examples/tutorial/*.tf "$top"/examples/tutorial/*.py "$work/"
+# examples/capacity-fallback reads the tutorial's script from ../tutorial.
+capacity=$local_dir/demo-capacity
+mkdir -p "$capacity/capacity-fallback" "$capacity/tutorial"
+cp "$top"/examples/capacity-fallback/*.tf "$capacity/capacity-fallback/"
+cp "$top"/examples/tutorial/*.py "$capacity/tutorial/"
+capacity_vars=(-var deletion_protection=false -var install_kueue=false)
 cd "$work"
 
+# stockout plays a zone without capacity for the pool's scale-ups, on the GKE emulator's admin API.
+stockout() {
+  curl -fsS -X POST -H 'Content-Type: application/json' -d "{\"pool\": \"$1\", \"mode\": \"$2\"}" \
+    "$DWSFALLBACK_CONTAINER_ENDPOINT/emulator/v1/scaleUpStockouts"
+}
+
 if [[ ${1:-} == destroy ]]; then
+  terraform -chdir="$capacity/capacity-fallback" apply -destroy -auto-approve -input=false "${capacity_vars[@]}"
   terraform apply -destroy -auto-approve -input=false -var deletion_protection=false -var install_kueue=false
   echo "nodes left: $(kubectl get nodes --no-headers 2>/dev/null | wc -l)"
   exit 0
@@ -48,6 +62,19 @@ kubectl get pods --no-headers -o custom-columns='POD:.metadata.name,NODE:.spec.n
     printf "%-52s %-16s %-44s %s\n", "POD", "NODE POOL", "NODE", "STATUS" }
     { p = ($2 in pool) ? pool[$2] : "(not scheduled)"; printf "%-52s %-16s %-44s %s\n", $1, p, $2, $3 }'
 awk '{print $2}' "$work/node-pools" | sort | uniq -c | awk '{printf "  %s nodes in %s\n", $1, $2}'
+step "Capacity fallback (GKE ComputeClass): plan A's zone out of capacity, terraform apply examples/capacity-fallback"
+echo "    POST /emulator/v1/scaleUpStockouts {\"pool\": \"on-demand-pool\", \"mode\": \"on\"}: every scale-up of on-demand-pool fails"
+stockout on-demand-pool on
+trap 'stockout on-demand-pool off' EXIT
+terraform -chdir="$capacity/capacity-fallback" apply -auto-approve -input=false "${capacity_vars[@]}" >"$capacity/apply.log" ||
+  { cat "$capacity/apply.log"; exit 1; }
+stockout on-demand-pool off
+trap - EXIT
+echo "    nodes_by_pool: each job's TPU workers on flex-start-pool (plan B), heads on default-pool"
+terraform -chdir="$capacity/capacity-fallback" output nodes_by_pool | sed 's/^/    /'
+echo "    ComputeClass tpu-fallback, as GKE's autoscaler reports it:"
+kubectl get computeclass tpu-fallback -o go-template='{{range .status.priorityStatuses}}      priority {{.identifier}}: {{if .conditions}}{{range .conditions}}{{.type}} {{.reason}}: {{.message}}{{end}}{{else}}not backed off{{end}}{{"\n"}}{{end}}'
+
 cat <<TXT
 
 Look around (in this shell: . .local/env; export CLOUDSDK_CONFIG=.local/gcloud):
@@ -58,5 +85,7 @@ Look around (in this shell: . .local/env; export CLOUDSDK_CONFIG=.local/gcloud):
   kubectl get nodes -L cloud.google.com/gke-nodepool          # nodes the emulator added, as GKE's autoscaler and DWS would
   kubectl describe node -l cloud.google.com/gke-nodepool=dws-pool | grep Taints   # cloud.google.com/gke-queued
   terraform -chdir=.local/demo plan        # no changes
+  kubectl get computeclass tpu-fallback -o yaml                      # priorities, and the status GKE's autoscaler writes
+  kubectl get nodes -L cloud.google.com/gke-nodepool,cloud.google.com/compute-class
 Clean up: make demo-destroy && make local-down
 TXT

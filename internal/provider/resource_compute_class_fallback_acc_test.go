@@ -2,7 +2,10 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -157,4 +160,49 @@ func classWithoutTolerationPends(t *testing.T, class string) error {
 		return fmt.Errorf("pod without the class's toleration: %v; last event %q", err, seen)
 	}
 	return nil
+}
+
+// TestAccExample_capacityFallback checks examples/capacity-fallback from outside, as its README promises: with plan
+// A's pool stocked out before the apply, every job's TPU workers run on plan B's pool.
+func TestAccExample_capacityFallback(t *testing.T) {
+	requireStack(t)
+	ref := createRayCluster(t, "acc-example-cap")
+	dir := t.TempDir()
+	for src, dst := range map[string]string{
+		"../../examples/capacity-fallback/main.tf": "capacity-fallback/main.tf",
+		"../../examples/tutorial/train.py":         "tutorial/train.py",
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, dst)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tf := newTFRun(t, "")
+	tf.dir = filepath.Join(dir, "capacity-fallback")
+	vars := []string{"-var", "create_cluster=false", "-var", "cluster=" + ref.String(), "-var", "install_kueue=false",
+		"-var", "on_demand_pool=od-cap", "-var", "flex_start_pool=fs-cap", "-var", "compute_class=cap-example"}
+	emu.StockoutScaleUps("od-cap", true)
+	t.Cleanup(func() {
+		emu.StockoutScaleUps("od-cap", false)
+		tf.run(append([]string{"apply", "-destroy", "-auto-approve", "-input=false"}, vars...)...)
+	})
+	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
+	var byJob map[string]map[string]int
+	if err := json.Unmarshal([]byte(tf.mustRun("output", "-json", "nodes_by_pool")), &byJob); err != nil {
+		t.Fatal(err)
+	}
+	if len(byJob) != 2 {
+		t.Fatalf("nodes_by_pool = %v, want two jobs", byJob)
+	}
+	for job, pools := range byJob {
+		if pools["fs-cap"] != 4 || pools["od-cap"] != 0 {
+			t.Errorf("%s runs on %v; want its TPU workers on the 4 nodes of fs-cap, none on od-cap", job, pools)
+		}
+	}
 }
