@@ -145,3 +145,29 @@ func TestPriorityConditionsSayBackoff(t *testing.T) {
 		t.Errorf("the next priority: %v, want nothing", got)
 	}
 }
+
+// TestCapacityCheckWaits: a scale-up that finds no capacity fails at once on an on-demand pool; on a flex-start pool
+// GKE keeps trying for 15 minutes, or the priority's capacityCheckWaitTimeSeconds, before it moves on.
+func TestCapacityCheckWaits(t *testing.T) {
+	t.Parallel()
+	a := &Autoscaler{opts: AutoscalerOptions{TimeScale: 1}, capacityChecks: map[string]time.Time{}}
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	od := candidate{t: classPool("on-demand-pool", false), prio: 0}
+	if a.checkingCapacity(od, now) {
+		t.Error("an on-demand pool waits for capacity; want an immediate failure")
+	}
+	fs := candidate{t: classPool("flex-start-pool", true), prio: -1}
+	if !a.checkingCapacity(fs, now) {
+		t.Fatal("a flex-start pool does not wait for capacity")
+	}
+	a.capacityChecks[fs.t.key()] = now
+	if !a.checkingCapacity(fs, now.Add(14*time.Minute)) || a.checkingCapacity(fs, now.Add(15*time.Minute)) {
+		t.Error("a flex-start pool's capacity check does not end after 15 minutes")
+	}
+	c := classObj(map[string]any{"priorities": []any{map[string]any{"flexStart": map[string]any{"enabled": true}, "capacityCheckWaitTimeSeconds": int64(60)}}})
+	fs = candidate{t: classPool("flex-start-pool", true), class: &c, prio: 0}
+	a.capacityChecks[fs.t.key()] = now
+	if !a.checkingCapacity(fs, now.Add(59*time.Second)) || a.checkingCapacity(fs, now.Add(61*time.Second)) {
+		t.Error("capacityCheckWaitTimeSeconds = 60 is not honoured")
+	}
+}

@@ -43,6 +43,17 @@ func TestExpandUnqueuedFlexStartMatchesGcloud(t *testing.T) {
 	expandsLikeGcloudBody(t, gcloudUnqueuedBody, tutorialModel(), "flex-start-pool", provisioningUnqueued)
 }
 
+// gcloudClassBody is gcloud 528's body for the same command with GKE's ComputeClass flags for manually created pools,
+// --node-labels=cloud.google.com/compute-class=tpu-fallback --node-taints=cloud.google.com/compute-class=tpu-fallback:NoSchedule.
+const gcloudClassBody = `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"flexStart": true, "labels": {"cloud.google.com/compute-class": "tpu-fallback"}, "machineType": "ct6e-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/devstorage.read_only", "https://www.googleapis.com/auth/logging.write", "https://www.googleapis.com/auth/monitoring", "https://www.googleapis.com/auth/service.management.readonly", "https://www.googleapis.com/auth/servicecontrol", "https://www.googleapis.com/auth/trace.append"], "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}, "taints": [{"effect": "NO_SCHEDULE", "key": "cloud.google.com/compute-class", "value": "tpu-fallback"}]}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "flex-start-pool", "placementPolicy": {"tpuTopology": "4x4"}, "upgradeSettings": {"maxSurge": 1}}}`
+
+func TestExpandClassPoolMatchesGcloud(t *testing.T) {
+	t.Parallel()
+	m := tutorialModel()
+	m.ComputeClass = types.StringValue("tpu-fallback")
+	expandsLikeGcloudBody(t, gcloudClassBody, m, "flex-start-pool", provisioningUnqueued)
+}
+
 func tutorialModel() *tpuPoolPairModel {
 	return &tpuPoolPairModel{
 		poolPairModel: poolPairModel{MachineType: types.StringValue("ct6e-standard-4t"), MinNodes: types.Int64Value(0), MaxNodes: types.Int64Value(4)},
