@@ -8,7 +8,10 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/record"
 )
 
 // classPool is a pool of the tutorial's TPU type that joined class "tpu" as GKE's docs ask: label and taint.
@@ -169,5 +172,52 @@ func TestCapacityCheckWaits(t *testing.T) {
 	a.capacityChecks[fs.t.key()] = now
 	if !a.checkingCapacity(fs, now.Add(59*time.Second)) || a.checkingCapacity(fs, now.Add(61*time.Second)) {
 		t.Error("capacityCheckWaitTimeSeconds = 60 is not honoured")
+	}
+}
+
+// TestScaleUpFallsBackThroughClass plays GKE's autoscaler on a class of two pools: plan A stocked out fails and is
+// backed off, plan B scales; with capacity back but plan A still backed off, a new pod still goes to plan B; once the
+// backoff ends, new pods go to plan A again.
+func TestScaleUpFallsBackThroughClass(t *testing.T) {
+	t.Parallel()
+	emu := New(Options{})
+	rec := record.NewFakeRecorder(100)
+	a := &Autoscaler{emu: emu, recorder: rec, opts: AutoscalerOptions{TimeScale: 1},
+		backoffs: map[string]*poolBackoff{}, ruleBackoffs: map[string]time.Time{}, capacityChecks: map[string]time.Time{}}
+	od, fs := classPool("on-demand-pool", false), classPool("flex-start-pool", true)
+	classes := map[string]computeClass{"tpu": classObj(map[string]any{"priorities": []any{
+		map[string]any{"nodepools": []any{"on-demand-pool"}}, map[string]any{"nodepools": []any{"flex-start-pool"}}}})}
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{
+			NodeSelector: map[string]string{LabelComputeClass: "tpu"},
+			Tolerations: []corev1.Toleration{
+				{Key: TaintTPU, Operator: corev1.TolerationOpExists},
+				{Key: LabelComputeClass, Operator: corev1.TolerationOpEqual, Value: "tpu"}},
+			Containers: []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{ResourceTPU: resource.MustParse("4")}}}},
+		}}
+	}
+	pass := func(p *corev1.Pod) string {
+		a.scaleUp([]poolTarget{od, fs}, nil, nil, []*corev1.Pod{p}, classes)
+		select {
+		case e := <-rec.Events:
+			return e
+		default:
+			return ""
+		}
+	}
+	emu.StockoutScaleUps("on-demand-pool", true)
+	if e := pass(pod("job1")); !strings.HasPrefix(e, "Warning FailedScaleUp") {
+		t.Errorf("plan A stocked out: event %q, want FailedScaleUp", e)
+	}
+	if e := pass(pod("job1")); !strings.Contains(e, "TriggeredScaleUp") || !strings.Contains(e, "flex-start-pool") {
+		t.Errorf("plan A backed off: event %q, want a scale-up of flex-start-pool", e)
+	}
+	emu.StockoutScaleUps("on-demand-pool", false)
+	if e := pass(pod("job2")); !strings.Contains(e, "flex-start-pool") {
+		t.Errorf("capacity back, plan A still backed off: event %q, want flex-start-pool", e)
+	}
+	a.backoffs[od.key()].until = time.Now() // five minutes later
+	if e := pass(pod("job3")); !strings.Contains(e, "TriggeredScaleUp") || !strings.Contains(e, "on-demand-pool") {
+		t.Errorf("backoff over: event %q, want a scale-up of on-demand-pool", e)
 	}
 }
