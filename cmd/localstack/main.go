@@ -34,6 +34,9 @@ func main() {
 	scaleDown := flag.Duration("scale-down-delay", 20*time.Second, "how long an autoscaled node stays empty before it goes (GKE: about 10 minutes)")
 	timeScale := flag.Float64("autoscaler-time-scale", 0.01, "multiplies GKE's autoscaler timings: backoff after a failed scale-up (5 to 30 minutes) and flex-start capacity checks (15 minutes); 1 is GKE's clock")
 	flag.Parse()
+	if *timeScale <= 0 {
+		log.Fatalf("localstack: -autoscaler-time-scale must be above 0, got %v", *timeScale)
+	}
 	if *binDir == "" {
 		*binDir = filepath.Join(*dir, "bin")
 	}

@@ -2,6 +2,7 @@
 # on-demand pool, then plan B's flex-start pool. When plan A's zone has no capacity, GKE's cluster autoscaler backs
 # plan A off and scales plan B: the jobs run there. Kueue still queues the jobs on quota (one flavor, on the class).
 terraform {
+  required_version = ">= 1.8" # provider functions (tpu_slice)
   required_providers {
     dwsfallback = {
       source = "dwsfallback/dwsfallback"

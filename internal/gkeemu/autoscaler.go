@@ -3,6 +3,7 @@ package gkeemu
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -202,6 +203,9 @@ func (a *Autoscaler) sync(ctx context.Context, t poolTarget, have []*corev1.Node
 			return
 		}
 	}
+	for _, n := range have {
+		a.relabel(ctx, t, n)
+	}
 	excess := len(have) - t.count
 	for _, n := range have {
 		if excess <= 0 {
@@ -212,6 +216,57 @@ func (a *Autoscaler) sync(ctx context.Context, t poolTarget, have []*corev1.Node
 			excess--
 		}
 	}
+}
+
+// relabel brings an existing node's pool labels and taints in line with its pool's, as GKE does on its nodes when a
+// pool's labels or taints are updated: the pool's own labels and taints are set, and a ComputeClass the pool left is
+// taken off the node. The labels and taints others put on nodes stay.
+func (a *Autoscaler) relabel(ctx context.Context, t poolTarget, n *corev1.Node) {
+	want := newNode(t, n.Name, "")
+	labels := maps.Clone(n.Labels)
+	if _, ok := want.Labels[LabelComputeClass]; !ok {
+		delete(labels, LabelComputeClass)
+	}
+	for k, v := range t.cfg.GetLabels() {
+		labels[k] = v
+	}
+	own := map[string]bool{LabelComputeClass: true}
+	for _, tt := range t.cfg.GetTaints() {
+		own[tt.Key] = true
+	}
+	var taints []corev1.Taint
+	for _, tt := range n.Spec.Taints {
+		if !own[tt.Key] {
+			taints = append(taints, tt)
+		}
+	}
+	for _, tt := range want.Spec.Taints {
+		if own[tt.Key] {
+			taints = append(taints, tt)
+		}
+	}
+	if maps.Equal(labels, n.Labels) && sameTaints(taints, n.Spec.Taints) {
+		return
+	}
+	m := n.DeepCopy()
+	m.Labels, m.Spec.Taints = labels, taints
+	_, _ = a.cs.CoreV1().Nodes().Update(ctx, m, metav1.UpdateOptions{})
+}
+
+func sameTaints(a, b []corev1.Taint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			found = found || (x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *Autoscaler) deleteNode(ctx context.Context, name string) {

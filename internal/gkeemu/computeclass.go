@@ -30,7 +30,7 @@ const LabelComputeClass = "cloud.google.com/compute-class"
 
 // GKE's cluster autoscaler timings (GoogleCloudPlatform/cluster-autoscaler, pkg/backoff and
 // pkg/cloudprovider/gke): a failed node group backs off 5 minutes, doubling up to 30, forgotten 3 hours after its
-// first failure; a ComputeClass rule backs off a flat 5 minutes; a flex-start priority is tried for 15 minutes unless
+// last failure; a ComputeClass rule backs off a flat 5 minutes; a flex-start priority is tried for 15 minutes unless
 // capacityCheckWaitTimeSeconds says otherwise.
 const (
 	gkeInitialBackoff    = 5 * time.Minute
@@ -89,7 +89,8 @@ func parseComputeClass(u *unstructured.Unstructured) computeClass {
 	return c
 }
 
-// matches reports whether the pool's nodes are of this priority: named by it, or fitting each field it sets.
+// matches reports whether the pool's nodes are of this priority: named by it, or fitting the fields it sets that
+// the emulator reads (machine type and family, Spot, flex-start, TPU, GPU; not minimum cores, memory or reservations).
 func (p classPriority) matches(t poolTarget, node *corev1.Node) bool {
 	if p.byNodepools() {
 		return contains(p.nodepools, t.pool)
@@ -134,7 +135,8 @@ func classOf(p *corev1.Pod) string { return p.Spec.NodeSelector[LabelComputeClas
 // priorityID is GKE's identifier of a priority in status.priorityStatuses: its index from 0.
 func priorityID(i int) string { return strconv.Itoa(i) }
 
-// classPools says, for each pool that carries the class's label, what GKE's status would say is wrong with it.
+// poolMisconfigured says what GKE's status would say is wrong with a pool that carries the class's label, "" if
+// nothing.
 func poolMisconfigured(class string, t poolTarget) string {
 	if t.cfg.GetLabels()[LabelComputeClass] != class {
 		return ""

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/protobuf/proto"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,7 +80,8 @@ func (s *Server) poolTargets() []poolTarget {
 		for _, np := range c.pb.NodePools {
 			t := poolTarget{
 				clusterKey: key, clusterName: c.pb.Name, project: c.project, zone: c.pb.Location, pool: np.Name,
-				cfg: np.Config, topology: np.GetPlacementPolicy().GetTpuTopology(), count: c.nodeCounts[np.Name], sliceNodes: 1,
+				// A copy: an update of the pool's labels or taints may replace them while the autoscaler reads.
+				cfg: cloneConfig(np.Config), topology: np.GetPlacementPolicy().GetTpuTopology(), count: c.nodeCounts[np.Name], sliceNodes: 1,
 				autoscaled: np.GetAutoscaling().GetEnabled(), queued: np.GetQueuedProvisioning().GetEnabled(),
 				minNodes: int(np.GetAutoscaling().GetMinNodeCount()), maxNodes: int(np.GetAutoscaling().GetMaxNodeCount()),
 				running:  c.pb.Status == containerpb.Cluster_RUNNING || c.pb.Status == containerpb.Cluster_RECONCILING,
@@ -99,6 +101,11 @@ func (s *Server) poolTargets() []poolTarget {
 			out = append(out, t)
 		}
 	}
+	return out
+}
+
+func cloneConfig(c *containerpb.NodeConfig) *containerpb.NodeConfig {
+	out, _ := proto.Clone(c).(*containerpb.NodeConfig)
 	return out
 }
 

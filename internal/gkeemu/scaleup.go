@@ -88,6 +88,7 @@ func candidates(p *corev1.Pod, targets []poolTarget, classes map[string]computeC
 // events on the pods.
 func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.Node, podsOn map[string][]*corev1.Pod, pending []*corev1.Pod, classes map[string]computeClass) {
 	if len(pending) == 0 {
+		clear(a.capacityChecks)
 		return
 	}
 	now := time.Now()
@@ -109,6 +110,15 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 	added := map[string]int{}
 	triggered := map[string][]*corev1.Pod{}
 	byKey := map[string]poolTarget{}
+	// A capacity check no pending pod waits on any more (its job went away) ends: the next pod starts a new one.
+	waiting := map[string]bool{}
+	defer func() {
+		for key := range a.capacityChecks {
+			if !waiting[key] {
+				delete(a.capacityChecks, key)
+			}
+		}
+	}()
 	for _, p := range pending {
 		req := requests(p)
 		why := map[string]int{}
@@ -150,6 +160,7 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 					if _, told := a.capacityChecks[t.key()]; !told {
 						a.capacityChecks[t.key()] = now
 					}
+					waiting[t.key()] = true
 					placed = true
 					break
 				}
@@ -158,6 +169,7 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 				break
 			}
 			delete(a.capacityChecks, t.key())
+			a.clearBackoff(t.key())
 			byKey[t.key()] = t
 			added[t.key()] += t.sliceNodes
 			proto := newNode(t, "probe", "")

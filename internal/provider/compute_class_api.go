@@ -96,9 +96,18 @@ func classPoolProblems(ctx context.Context, m *computeClassModel, pools map[stri
 				out = append(out, fmt.Sprintf("Nodepool %v specified by name has autoscaling disabled or doesn't exist in the cluster.", name))
 				continue
 			}
+			if np.GetQueuedProvisioning().GetEnabled() {
+				out = append(out, fmt.Sprintf("Node pool %s uses queued provisioning: the cluster autoscaler grows it only for ProvisioningRequests, "+
+					"never for a class's pods. Make it flex_start.provisioning = \"flex-start-unqueued\".", name))
+				continue
+			}
 			if label, ok := np.GetConfig().GetLabels()[computeClassLabel]; !ok || label != class {
-				out = append(out, fmt.Sprintf("Node pool %s does not carry the label %s=%s (it has %q): set compute_class = %q on its pool pair.",
-					name, computeClassLabel, class, label, class))
+				has := "none"
+				if ok {
+					has = fmt.Sprintf("%q", label)
+				}
+				out = append(out, fmt.Sprintf("Node pool %s does not carry the label %s=%s (it has %s): set compute_class = %q on its pool pair.",
+					name, computeClassLabel, class, has, class))
 				continue
 			}
 			if !hasClassTaint(np, class) {

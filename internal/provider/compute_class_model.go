@@ -83,7 +83,7 @@ func attrInt(v attr.Value) int64 {
 }
 
 // expandComputeClass is the ComputeClass the model describes, every field the provider manages spelled out (GKE's
-// defaults included), so that server-side apply owns them and a change by hand shows.
+// defaults included): create and update write this spec whole, so a change by hand shows and is undone.
 func expandComputeClass(ctx context.Context, m *computeClassModel) *unstructured.Unstructured {
 	prios := make([]any, 0, len(m.Priorities))
 	for _, p := range m.Priorities {

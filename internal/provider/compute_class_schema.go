@@ -30,8 +30,9 @@ func (r *computeClassResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		MarkdownDescription: "A GKE custom ComputeClass (`cloud.google.com/v1`, kind `ComputeClass`): node configurations the " +
 			"cluster autoscaler tries in order, moving on to the next priority when one cannot get capacity. Plan A's pool, " +
 			"then plan B's flex-start pool, is two lines of `priorities`. Pools that a priority names must carry the class's " +
-			"label and taint: set `compute_class` on the pool pair. Applied with server-side apply (field manager " +
-			"`terraform-provider-dwsfallback`); the spec is the provider's, so changes made by hand show in the plan.",
+			"label and taint: set `compute_class` on the pool pair. Created and updated whole (field manager " +
+			"`terraform-provider-dwsfallback`): the spec is the provider's, so a change by hand to what it manages shows in the plan, " +
+			"and fields it does not manage (e.g. `nodeLabels`, `location`) are removed by the next update.",
 		Attributes: withClusterScope(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,

@@ -22,20 +22,21 @@ func validateComputeClass(m *computeClassModel, u unknowns, diags *diag.Diagnost
 			fmt.Sprintf("GKE refuses ComputeClass names that begin with \"gke\" or \"autopilot\" (About custom compute classes); %q does.", name))
 	}
 	for i, p := range m.Priorities {
-		if u.at("priorities", i) {
+		// A priority's rules relate its fields: with any of them unknown, they are checked once all are known.
+		if u.under("priorities", i) {
 			continue
 		}
-		validatePriority(i, p, u, diags)
+		validatePriority(i, p, diags)
 	}
 }
 
-func validatePriority(i int, p classPriorityModel, u unknowns, diags *diag.Diagnostics) {
+func validatePriority(i int, p classPriorityModel, diags *diag.Diagnostics) {
 	at := path.Root("priorities").AtListIndex(i)
 	fail := func(attr, summary, detail string) {
 		diags.AddAttributeError(at.AtName(attr), summary, fmt.Sprintf("priorities[%d]: %s", i, detail))
 	}
 	set := p.setFields()
-	if len(set) == 0 && !u.at("priorities", i) {
+	if len(set) == 0 {
 		diags.AddAttributeError(at, "Empty priority",
 			fmt.Sprintf("priorities[%d] sets nothing: give it nodepools, or describe its nodes (machine_family, machine_type, tpu, gpu, flex_start, spot, ...).", i))
 		return
@@ -65,7 +66,7 @@ func validatePriority(i int, p classPriorityModel, u unknowns, diags *diag.Diagn
 		fail("gpu", "tpu with gpu", "a node carries TPUs or GPUs, not both: split them into two priorities.")
 	}
 	var slice catalog.Slice
-	if hasTPU && !u.at("priorities", i, "tpu") {
+	if hasTPU {
 		var ok bool
 		if slice, ok = tpuSliceOf(t, at, diags); ok && !p.MachineType.IsNull() && p.MachineType.ValueString() != slice.MachineType {
 			fail("machine_type", "machine_type does not match tpu",

@@ -190,12 +190,34 @@ func classTaint(class string) *containerpb.NodeTaint {
 	return &containerpb.NodeTaint{Key: computeClassLabel, Value: class, Effect: containerpb.NodeTaint_NO_SCHEDULE}
 }
 
-// poolClass is the ComputeClass a pool joined, by its label, null for none.
+// poolClass is the ComputeClass a pool joined, null for none. A pool that has the label without the one matching
+// NoSchedule taint, or a class taint without the label, is half in: it reads as that, so that the plan shows it and
+// the apply sets both again.
 func poolClass(np *containerpb.NodePool) types.String {
-	if v, ok := np.GetConfig().GetLabels()[computeClassLabel]; ok {
-		return types.StringValue(v)
+	label, labelled := np.GetConfig().GetLabels()[computeClassLabel]
+	taints := 0
+	for _, t := range np.GetConfig().GetTaints() {
+		if t.Key == computeClassLabel {
+			taints++
+		}
 	}
-	return types.StringNull()
+	switch {
+	case !labelled && taints == 0:
+		return types.StringNull()
+	case labelled && taints == 1 && hasClassTaint(np, label):
+		return types.StringValue(label)
+	case labelled:
+		return types.StringValue(label + " (without its NoSchedule taint)")
+	default:
+		return types.StringValue("(a ComputeClass taint without the label)")
+	}
+}
+
+func orNoClass(s types.String) string {
+	if s.IsNull() {
+		return "none"
+	}
+	return s.ValueString()
 }
 
 // classSettings are a pool's labels and taints with the ComputeClass's replaced by class's (none for ""), the other
@@ -378,6 +400,8 @@ func incompatible(role poolRole, m pairModel, have, want *containerpb.NodePool) 
 		return fmt.Sprintf("has provisioning %q, not %q", provisioningOf(have), provisioningOf(want))
 	case !role.flex && (have.GetConfig().GetFlexStart() || have.GetQueuedProvisioning().GetEnabled()):
 		return "is a flex-start or queued-provisioning pool, not an on-demand one"
+	case !poolClass(have).Equal(poolClass(want)):
+		return fmt.Sprintf("is in ComputeClass %s, not %s", orNoClass(poolClass(have)), orNoClass(poolClass(want)))
 	}
 	return m.incompatible(have, want)
 }

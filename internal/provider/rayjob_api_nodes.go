@@ -41,16 +41,17 @@ func jobPods(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) ([]corev1.
 	return list.Items, nil
 }
 
-// poolsOfUnpinnedPods reads the pool of each node that runs a pod whose node selector names no pool.
+// poolsOfUnpinnedPods reads the pool of each node that runs a pod that selects a ComputeClass and no pool. Credentials
+// that may not read nodes leave those pods counted under "(no pool selector)", as before.
 func poolsOfUnpinnedPods(ctx context.Context, c *kube.Clients, pods []corev1.Pod) (map[string]string, error) {
 	var out map[string]string
 	for _, p := range pods {
-		node := p.Spec.NodeName
-		if node == "" || p.Spec.NodeSelector[gkeNodePoolLabel] != "" || out[node] != "" {
+		node, sel := p.Spec.NodeName, p.Spec.NodeSelector
+		if node == "" || sel[gkeNodePoolLabel] != "" || sel[computeClassLabel] == "" || out[node] != "" {
 			continue
 		}
 		n, err := c.Core.Nodes().Get(ctx, node, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
 			continue
 		}
 		if err != nil {
@@ -132,17 +133,17 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 	sort.Strings(uids)
 	for _, uid := range uids {
 		e, p := latest[uid], pending[uid]
-		// A pool backed off after a failed scale-up is skipped until the backoff ends: the failure is the reason.
-		if f, ok := failed[uid]; ok && e.Reason == "NotTriggerScaleUp" && strings.Contains(e.Message, "in backoff after failed scale-up") {
-			e = f
-		}
 		// A failed scale-up of a class's priority is not the end: GKE tries the next one. The pod is stuck when the
-		// autoscaler finds no priority left to try.
+		// autoscaler finds no priority left to try (all backed off, or none that fits).
 		if class := p.Spec.NodeSelector[computeClassLabel]; class != "" {
 			if e.Reason == "NotTriggerScaleUp" && now.Sub(pendingSince(p)) >= noNodeGrace {
 				return stuckMessage(p, e.Message, classStatusWords(ctx, c, class)), nil
 			}
 			continue
+		}
+		// A pool backed off after a failed scale-up is skipped until the backoff ends: the failure is the reason.
+		if f, ok := failed[uid]; ok && e.Reason == "NotTriggerScaleUp" && strings.Contains(e.Message, "in backoff after failed scale-up") {
+			e = f
 		}
 		switch {
 		case e.Reason == "FailedScaleUp":
@@ -160,7 +161,10 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 // off, and why.
 func classStatusWords(ctx context.Context, c *kube.Clients, class string) string {
 	u, err := findComputeClass(ctx, c, class)
-	if err != nil || u == nil {
+	if err != nil {
+		return fmt.Sprintf("The pod selects ComputeClass %s, whose status cannot be read: %v.", class, err)
+	}
+	if u == nil {
 		return fmt.Sprintf("The pod selects ComputeClass %s, which does not exist: GKE scales nothing up for it.", class)
 	}
 	var words []string

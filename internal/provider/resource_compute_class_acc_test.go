@@ -287,4 +287,13 @@ resource "dwsfallback_compute_class" "bad" {
 			}},
 		})
 	}
+	// A pool pair whose plan B is a queued-provisioning pool cannot join a class.
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config:      strings.Replace(classPairConfig("no-such-cluster", "c"), `, provisioning = "flex-start-unqueued"`, "", 1),
+			PlanOnly:    true,
+			ExpectError: messageRE(`the cluster autoscaler grows a queued-provisioning pool only for a ProvisioningRequest`),
+		}},
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
@@ -76,7 +77,7 @@ func TestClassPoolProblems(t *testing.T) {
 	}
 	want := []string{
 		`Crd taint is missing for the nodepool untainted. It needs cloud.google.com/compute-class=c:NoSchedule: set compute_class = "c" on its pool pair.`,
-		"Node pool unlabelled does not carry the label cloud.google.com/compute-class=c (it has \"\"): set compute_class = \"c\" on its pool pair.",
+		"Node pool unlabelled does not carry the label cloud.google.com/compute-class=c (it has none): set compute_class = \"c\" on its pool pair.",
 		"Nodepool fixed-size specified by name has autoscaling disabled or doesn't exist in the cluster.",
 		"Nodepool missing specified by name has autoscaling disabled or doesn't exist in the cluster.",
 	}
@@ -112,5 +113,61 @@ func TestValidateComputeClassAcceptsTheCommonCase(t *testing.T) {
 	validateComputeClass(&computeClassModel{Name: types.StringValue("tpu-fallback"), Priorities: []classPriorityModel{od, fs}}, nil, &diags)
 	if diags.HasError() {
 		t.Errorf("the two-pool class: %v", diags)
+	}
+}
+
+// TestValidateComputeClassWaitsForUnknowns: a priority with a value not known yet (a module variable) is checked once
+// it is known, not refused as empty or inconsistent.
+func TestValidateComputeClassWaitsForUnknowns(t *testing.T) {
+	t.Parallel()
+	prio := tftypes.NewAttributePath().WithAttributeName("priorities").WithElementKeyInt(0)
+	pools, tpu, wait := emptyPriority(), emptyPriority(), emptyPriority()
+	tpu.TPU = types.ObjectValueMust(classTPUTypes, map[string]attr.Value{
+		"type": types.StringValue(""), "count": types.Int64Value(4), "topology": types.StringValue("4x4")})
+	wait.CapacityCheckWaitTimeSeconds = types.Int64Value(60)
+	for name, tc := range map[string]struct {
+		p       classPriorityModel
+		unknown *tftypes.AttributePath
+	}{
+		"nodepools = var.pools":          {pools, prio.WithAttributeName("nodepools")},
+		"tpu = { type = var.t, ... }":    {tpu, prio.WithAttributeName("tpu").WithAttributeName("type")},
+		"flex_start = var.x with a wait": {wait, prio.WithAttributeName("flex_start")},
+	} {
+		var diags diag.Diagnostics
+		validateComputeClass(&computeClassModel{Name: types.StringValue("c"), Priorities: []classPriorityModel{tc.p}}, unknowns{tc.unknown}, &diags)
+		if diags.HasError() {
+			t.Errorf("%s: %v", name, diags)
+		}
+		diags = nil
+		validateComputeClass(&computeClassModel{Name: types.StringValue("c"), Priorities: []classPriorityModel{tc.p}}, nil, &diags)
+		if !diags.HasError() {
+			t.Errorf("%s, all known: no error", name)
+		}
+	}
+}
+
+// TestPoolClassSeesHalfJoinedPools: a pool whose class taint was removed or changed by hand reads as not in the class,
+// so the plan shows it.
+func TestPoolClassSeesHalfJoinedPools(t *testing.T) {
+	t.Parallel()
+	labels := map[string]string{computeClassLabel: "c"}
+	for _, tc := range []struct {
+		name   string
+		cfg    *containerpb.NodeConfig
+		joined bool
+	}{
+		{"label and taint", &containerpb.NodeConfig{Labels: labels, Taints: []*containerpb.NodeTaint{classTaint("c")}}, true},
+		{"label alone", &containerpb.NodeConfig{Labels: labels}, false},
+		{"taint of another class", &containerpb.NodeConfig{Labels: labels, Taints: []*containerpb.NodeTaint{classTaint("d")}}, false},
+		{"two class taints", &containerpb.NodeConfig{Labels: labels, Taints: []*containerpb.NodeTaint{classTaint("c"), classTaint("d")}}, false},
+		{"taint alone", &containerpb.NodeConfig{Taints: []*containerpb.NodeTaint{classTaint("c")}}, false},
+	} {
+		got := poolClass(&containerpb.NodePool{Config: tc.cfg})
+		if got.Equal(types.StringValue("c")) != tc.joined || got.IsNull() {
+			t.Errorf("%s: %v; joined = %v", tc.name, got, tc.joined)
+		}
+		if _, _, changed := classSettings(&containerpb.NodePool{Config: tc.cfg}, "c"); changed == tc.joined {
+			t.Errorf("%s: the apply would change it: %v", tc.name, changed)
+		}
 	}
 }

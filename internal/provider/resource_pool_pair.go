@@ -296,6 +296,17 @@ func (r *poolPairResource[M, P]) ValidateConfig(ctx context.Context, req resourc
 		resp.Diagnostics.AddAttributeError(path.Root("flex_start").AtName("name"), "Both pools have the same name",
 			fmt.Sprintf("on_demand and flex_start are two node pools and need different names; both are %q.", od.Name.ValueString()))
 	}
+	if fxOK && known(m.ComputeClass) && !fx.Provisioning.IsUnknown() && fx.Provisioning.ValueString() != provisioningUnqueued {
+		mode := fx.Provisioning.ValueString()
+		if mode == "" {
+			mode = provisioningFlexStart + `" (the default`
+		}
+		resp.Diagnostics.AddAttributeError(path.Root("compute_class"), "A queued-provisioning pool cannot serve a ComputeClass",
+			fmt.Sprintf("compute_class puts both pools in ComputeClass %q, but flex_start.provisioning is %q): the cluster autoscaler "+
+				"grows a queued-provisioning pool only for a ProvisioningRequest, never for a class's pods, and the class's taint would "+
+				"keep the ProvisioningRequest's pods off it. Set flex_start.provisioning = %q, or leave compute_class out and fall back "+
+				"through Kueue's flavors.", m.ComputeClass.ValueString(), mode, provisioningUnqueued))
+	}
 	P(&mM).validate(&resp.Diagnostics)
 }
 

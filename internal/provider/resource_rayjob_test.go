@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"context"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -14,8 +16,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8sfake "k8s.io/client-go/kubernetes/fake"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
 // tutorialJob is the resource's model for the tutorial's job 1.
@@ -369,5 +377,42 @@ func TestReadSpecGPU(t *testing.T) {
 	}
 	if got.GPUWorkers.Replicas.ValueInt64() != 2 || got.GPUWorkers.Accelerator.ValueString() != "nvidia-l4" || got.GPUWorkers.GPUs.ValueInt64() != 8 {
 		t.Errorf("gpu_workers after Read = %+v, want replicas 2 and accelerator nvidia-l4, gpus still 8", *got.GPUWorkers)
+	}
+}
+
+// TestNoNodeForClassPods: a pod on a ComputeClass is not stuck while GKE tries the class's next priority; once no
+// priority is left (every one backed off), it is, and the report quotes the class's status.
+func TestNoNodeForClassPods(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	pod := corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "job-worker", Namespace: "default", UID: "w1"},
+		Spec:       corev1.PodSpec{NodeSelector: map[string]string{computeClassLabel: "tpu-fallback"}},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+			Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}}},
+	}
+	event := func(name, reason, msg string, at time.Time) *corev1.Event {
+		return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Reason: reason, Message: msg,
+			InvolvedObject: corev1.ObjectReference{UID: "w1"}, Source: corev1.EventSource{Component: autoscalerSource},
+			LastTimestamp: metav1.NewTime(at)}
+	}
+	class := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": map[string]any{"name": "tpu-fallback"},
+		"status": map[string]any{"priorityStatuses": []any{map[string]any{"identifier": "0", "conditions": []any{map[string]any{
+			"type": "ProvisioningConstrained", "reason": "OutOfResources", "message": "NodeProvisioning ... In backoff until later."}}}}},
+	}}
+	c := &kube.Clients{Host: "https://k", Dynamic: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), class)}
+	failed := event("e1", "FailedScaleUp", "Node scale up in zones us-east5-b associated with this pod failed: GCE out of resources.", now.Add(-50*time.Second))
+	c.Core = k8sfake.NewSimpleClientset(failed).CoreV1()
+	if got, err := noNodeFor(context.Background(), c, []corev1.Pod{pod}, now); err != nil || got != "" {
+		t.Errorf("after a failed priority: %q (%v); want no report while GKE tries the next", got, err)
+	}
+	backedOff := event("e2", "NotTriggerScaleUp", "pod didn't trigger scale-up: 2 in backoff after failed scale-up", now.Add(-time.Second))
+	c.Core = k8sfake.NewSimpleClientset(failed, backedOff).CoreV1()
+	got, err := noNodeFor(context.Background(), c, []corev1.Pod{pod}, now)
+	for _, want := range []string{"(ComputeClass tpu-fallback)", "2 in backoff after failed scale-up", "priority 0: ProvisioningConstrained (OutOfResources)"} {
+		if err != nil || !strings.Contains(got, want) {
+			t.Errorf("every priority backed off: %q (%v); want it to say %q", got, err, want)
+		}
 	}
 }

@@ -37,6 +37,29 @@ func (u unknowns) at(steps ...any) bool {
 	return false
 }
 
+// under reports whether any value at or below the path (attribute, then list index, ...) was unknown, or one above it.
+func (u unknowns) under(steps ...any) bool {
+	if u.at(steps...) {
+		return true
+	}
+	p := tftypes.NewAttributePath()
+	for _, s := range steps {
+		switch v := s.(type) {
+		case string:
+			p = p.WithAttributeName(v)
+		case int:
+			p = p.WithElementKeyInt(v)
+		}
+	}
+	n := len(p.Steps())
+	for _, q := range u {
+		if len(q.Steps()) > n && tftypes.NewAttributePathWithSteps(q.Steps()[:n]).Equal(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // getKnown decodes config or plan data into target with unknown values read as null.
 func getKnown(ctx context.Context, raw tftypes.Value, s tfsdk.Config, target any) (unknowns, diag.Diagnostics) {
 	var u unknowns
