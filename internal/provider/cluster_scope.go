@@ -117,6 +117,21 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 	}
 }
 
+// planNamedClusterScope is planClusterScope for a cluster-scoped Kubernetes object named by the name attribute: its
+// id is the cluster's id + "/" + collection + "/" + name, or the name alone with the provider's kubernetes block.
+func planNamedClusterScope(ctx context.Context, c clients, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, collection string) {
+	var name types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	suffix, kubeID := "", ""
+	if !name.IsUnknown() {
+		suffix, kubeID = collection+"/"+name.ValueString(), name.ValueString()
+	}
+	planClusterScope(ctx, c, req, resp, suffix, kubeID)
+}
+
 // scopedImport reads an import id: projects/P/locations/L/clusters/C<marker>REST, or REST alone when the provider has
 // a kubernetes block. form describes the id in errors.
 func scopedImport(id, marker, form string, c clients) (cluster, project, location types.String, rest string, err error) {

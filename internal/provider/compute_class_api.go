@@ -33,14 +33,10 @@ func findComputeClass(ctx context.Context, c *kube.Clients, name string) (*unstr
 	return u, nil
 }
 
-// putComputeClass creates the class, or replaces the spec of the one there: the spec is the provider's, so a field
-// someone added by hand goes, as the plan said.
-func putComputeClass(ctx context.Context, c *kube.Clients, want *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// putComputeClass creates the class, or replaces the spec of have, the one there: the spec is the provider's, so a
+// field someone added by hand goes, as the plan said.
+func putComputeClass(ctx context.Context, c *kube.Clients, have, want *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	api := c.Dynamic.Resource(computeClassGVR)
-	have, err := findComputeClass(ctx, c, want.GetName())
-	if err != nil {
-		return nil, err
-	}
 	opts := metav1.CreateOptions{FieldManager: kube.FieldManager}
 	if have == nil {
 		u, err := api.Create(ctx, want, opts)

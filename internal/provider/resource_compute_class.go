@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -137,16 +136,7 @@ func (r *computeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	var name types.String
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	suffix, kubeID := "", ""
-	if !name.IsUnknown() {
-		suffix, kubeID = "computeClasses/"+name.ValueString(), name.ValueString()
-	}
-	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
+	planNamedClusterScope(ctx, r.clients, req, resp, "computeClasses")
 	var m computeClassModel
 	u, diags := knownPlan(ctx, req.Plan, &m)
 	resp.Diagnostics.Append(diags...)
@@ -163,16 +153,15 @@ func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, 
 		return false
 	}
 	summary := fmt.Sprintf("%s ComputeClass (%s)", verb, m.Name.ValueString())
-	if verb == "creating" {
-		if have, err := findComputeClass(ctx, c, m.Name.ValueString()); err != nil || have != nil {
-			if err == nil {
-				err = fmt.Errorf("ComputeClass %s already exists on %s: import it (terraform import, id %s) instead of creating it", m.Name.ValueString(), c.Host, m.ID.ValueString())
-			}
-			diags.AddError(summary, err.Error())
-			return false
-		}
+	have, err := findComputeClass(ctx, c, m.Name.ValueString())
+	if err == nil && have != nil && verb == "creating" {
+		err = fmt.Errorf("ComputeClass %s already exists on %s: import it (terraform import, id %s) instead of creating it", m.Name.ValueString(), c.Host, m.ID.ValueString())
 	}
-	u, err := putComputeClass(ctx, c, expandComputeClass(ctx, m))
+	if err != nil {
+		diags.AddError(summary, err.Error())
+		return false
+	}
+	u, err := putComputeClass(ctx, c, have, expandComputeClass(ctx, m))
 	if err != nil {
 		diags.AddError(summary, err.Error())
 		return false

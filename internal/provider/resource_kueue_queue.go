@@ -276,16 +276,7 @@ func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	var name types.String
-	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	suffix, kubeID := "", ""
-	if !name.IsUnknown() {
-		suffix, kubeID = "clusterQueues/"+name.ValueString(), name.ValueString()
-	}
-	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
+	planNamedClusterScope(ctx, r.clients, req, resp, "clusterQueues")
 	if !req.State.Raw.IsNull() {
 		keepQueueStatus(ctx, req, resp)
 	}
