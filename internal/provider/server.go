@@ -13,11 +13,15 @@ import (
 // NewServer is the provider's protocol server: the framework's, with a shortcut for plans that change nothing.
 func NewServer(p *dwsProvider) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
-		inner, err := providerserver.NewProtocol6WithError(p)()
+		// Each server configures a provider of its own, as Terraform starts one per provider configuration: the
+		// shortcut must plan with its own server's configuration, never with another's that configured last (tests
+		// run servers of several configurations at once in one process).
+		own := &dwsProvider{version: p.version, backoff: p.backoff}
+		inner, err := providerserver.NewProtocol6WithError(own)()
 		if err != nil {
 			return nil, err
 		}
-		return &server{ProviderServer: inner, p: p}, nil
+		return &server{ProviderServer: inner, p: own}, nil
 	}
 }
 
