@@ -35,6 +35,8 @@ type AutoscalerOptions struct {
 	// TimeScale multiplies GKE's autoscaler timings: backoffs after failed scale-ups (5 to 30 minutes) and the
 	// capacity checks of flex-start priorities (15 minutes). 0 means 1, GKE's own clock; the local stack runs faster.
 	TimeScale float64
+	// Clusters are the emulated clusters whose nodes live on this control plane; nil means every cluster.
+	Clusters Scope
 }
 
 // Autoscaler plays GKE's side of the nodes against the local control plane: every node pool's VMs registered as Node
@@ -131,7 +133,7 @@ func (a *Autoscaler) poke() {
 }
 
 func (a *Autoscaler) reconcile(ctx context.Context) {
-	targets := a.emu.poolTargets()
+	targets := a.targets()
 	allNodes, err := a.nodes.List(labels.Everything())
 	if err != nil {
 		return
@@ -168,16 +170,28 @@ func (a *Autoscaler) reconcile(ctx context.Context) {
 		byPool[key] = append(byPool[key], n)
 	}
 	a.sizeQueuedPools(targets)
-	targets = a.emu.poolTargets()
+	targets = a.targets()
 	classes := listComputeClasses(ctx, a.dyn)
 	a.scaleUp(targets, byPool, podsOn, pending, classes)
 	a.writeClassStatus(ctx, classes, targets)
 	a.scaleDown(targets, byPool, podsOn)
-	for _, t := range a.emu.poolTargets() {
+	for _, t := range a.targets() {
 		if t.running {
 			a.sync(ctx, t, byPool[t.key()], podsOn)
 		}
 	}
+}
+
+// targets are the node pools of the clusters on this control plane.
+func (a *Autoscaler) targets() []poolTarget {
+	all := a.emu.poolTargets()
+	out := all[:0]
+	for _, t := range all {
+		if a.opts.Clusters.has(t.clusterKey) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // unschedulable reports whether the scheduler has tried the pod and found no node for it.
@@ -421,13 +435,13 @@ func reasons(counts map[string]int) string {
 	return "pod didn't trigger scale-up: " + strings.Join(parts, ", ")
 }
 
-// RayOperatorWanted reports whether a running emulated cluster enables the RayOperator add-on, for which GKE runs
-// KubeRay's operator in the cluster.
-func (s *Server) RayOperatorWanted() bool {
+// RayOperatorWanted reports whether a running emulated cluster in scope enables the RayOperator add-on, for which GKE
+// runs KubeRay's operator in the cluster.
+func (s *Server) RayOperatorWanted(sc Scope) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range s.clusters {
-		if c.pb.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() && c.pb.Status != containerpb.Cluster_PROVISIONING {
+	for key, c := range s.clusters {
+		if sc.has(key) && c.pb.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() && c.pb.Status != containerpb.Cluster_PROVISIONING {
 			return true
 		}
 	}

@@ -116,8 +116,9 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 	pb.Id = fmt.Sprintf("%032x", now.UnixNano())
 	pb.CreateTime = now.Format(time.RFC3339)
 	pb.CurrentMasterVersion, pb.CurrentNodeVersion = version, version
-	pb.Endpoint = s.opts.ClusterEndpoint
-	pb.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: s.opts.ClusterCACertificate}
+	if err := s.openPlane(name, pb); err != nil {
+		return nil, errorf(codes.Internal, "Internal error encountered: starting the control plane: %v.", err)
+	}
 	pb.Status = containerpb.Cluster_PROVISIONING
 	if pb.Network == "" {
 		pb.Network, pb.Subnetwork = "default", "default"
@@ -189,6 +190,10 @@ func (s *Server) deleteCluster(r *request) (proto.Message, *apiError) {
 	c.pb.Status = containerpb.Cluster_STOPPING
 	return s.startOp(c, containerpb.Operation_DELETE_CLUSTER, name, func() *apiError {
 		delete(s.clusters, name)
+		delete(s.dwsByCluster, name)
+		if s.planes != nil {
+			s.planes.Close(name)
+		}
 		return nil
 	}), nil
 }

@@ -42,6 +42,8 @@ type DWS struct {
 	emu *Server
 	dyn dynamic.Interface
 
+	scope Scope
+
 	mu      sync.Mutex
 	mode    DWSMode
 	delay   time.Duration
@@ -56,9 +58,16 @@ func (s *Server) NewDWS(cfg *rest.Config, mode DWSMode, delay time.Duration) (*D
 	}
 	d := &DWS{emu: s, dyn: dyn, mode: mode, delay: delay, handled: map[types.UID]bool{}}
 	s.mu.Lock()
-	s.dws = d
+	s.dws = append(s.dws, d)
 	s.mu.Unlock()
 	return d, nil
+}
+
+// Within limits the simulator to the requests of the clusters in sc (those whose control plane it watches). Call it
+// before Run.
+func (d *DWS) Within(sc Scope) *DWS {
+	d.scope = sc
+	return d
 }
 
 // SetMode changes what happens to requests answered from now on.
@@ -70,6 +79,7 @@ func (d *DWS) SetMode(mode DWSMode, delay time.Duration) {
 
 // Run watches ProvisioningRequests until ctx ends, re-establishing the watch when it drops.
 func (d *DWS) Run(ctx context.Context) {
+	defer d.emu.forgetDWS(d)
 	for ctx.Err() == nil {
 		w, err := d.dyn.Resource(provReqGVR).Namespace(metav1.NamespaceAll).Watch(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -108,6 +118,9 @@ func (d *DWS) consider(ctx context.Context, pr *unstructured.Unstructured) {
 	d.handled[pr.GetUID()] = true
 	mode, delay := d.mode, d.delay
 	d.mu.Unlock()
+	if set, ok := d.emu.clusterDWS(d.scope); ok {
+		mode, delay = set.mode, set.delay
+	}
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -138,7 +151,7 @@ func (d *DWS) answer(ctx context.Context, pr *unstructured.Unstructured, mode DW
 	}
 	pool, nodes := d.capacity(ctx, pr)
 	if pool != "" {
-		d.emu.addNodes(pool, nodes, pr.GetUID())
+		d.emu.addNodes(d.scope, pool, nodes, pr.GetUID())
 	}
 	return nil
 }
@@ -164,21 +177,33 @@ func (d *DWS) capacity(ctx context.Context, pr *unstructured.Unstructured) (stri
 	return pool, nodes
 }
 
-// addNodes grows the named pool (in whichever emulated cluster has it) by n nodes, as DWS provisioning does, and
+// addNodes grows the named pool (in whichever emulated cluster in scope has it) by n nodes, as DWS provisioning does, and
 // records that the ProvisioningRequest holds them.
-func (s *Server) addNodes(pool string, n int, request types.UID) {
+func (s *Server) addNodes(sc Scope, pool string, n int, request types.UID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.provisioned == nil {
 		s.provisioned = map[types.UID]map[string]int{}
 	}
 	for key, c := range s.clusters {
-		if findPool(c, pool) != nil {
+		if sc.has(key) && findPool(c, pool) != nil {
 			c.nodeCounts[pool] += n
 			if s.provisioned[request] == nil {
 				s.provisioned[request] = map[string]int{}
 			}
 			s.provisioned[request][key+"/nodePools/"+pool] += n
+		}
+	}
+}
+
+// forgetDWS drops a simulator that stopped (its control plane ended) from those the admin API sets.
+func (s *Server) forgetDWS(d *DWS) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, x := range s.dws {
+		if x == d {
+			s.dws = append(s.dws[:i], s.dws[i+1:]...)
+			return
 		}
 	}
 }

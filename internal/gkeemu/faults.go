@@ -124,6 +124,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		Pool     string `json:"pool"`
 		Delay    string `json:"delay"`
 		Mode     string `json:"mode"`
+		Cluster  string `json:"cluster"`
 	}
 	if r.Method == http.MethodPost {
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil && err.Error() != "EOF" {
@@ -159,15 +160,28 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		s.StockoutScaleUps(body.Pool, body.Mode == "on")
 	case "dws":
-		s.mu.Lock()
-		d := s.dws
-		s.mu.Unlock()
 		delay, err := time.ParseDuration(body.Delay)
-		if d == nil || err != nil {
-			writeError(w, invalid("no DWS simulator running, or bad delay %q", body.Delay))
+		if err != nil {
+			writeError(w, invalid("bad delay %q: %v", body.Delay, err))
 			return
 		}
-		d.SetMode(DWSMode(body.Mode), delay)
+		if body.Cluster != "" {
+			if !s.SetClusterDWS(body.Cluster, DWSMode(body.Mode), delay) {
+				writeError(w, errorf(codes.NotFound, "no single emulated cluster named %q", body.Cluster))
+				return
+			}
+			break
+		}
+		s.mu.Lock()
+		sims := append([]*DWS(nil), s.dws...)
+		s.mu.Unlock()
+		if len(sims) == 0 {
+			writeError(w, invalid("no DWS simulator running"))
+			return
+		}
+		for _, d := range sims {
+			d.SetMode(DWSMode(body.Mode), delay)
+		}
 	case "operations:settle":
 		s.Settle()
 	case "operationDelay", "slowOperations":

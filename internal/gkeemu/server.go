@@ -47,7 +47,11 @@ type Server struct {
 	faults   faults
 	nextID   int
 	table    map[routeKey]route
-	dws      *DWS
+	dws      []*DWS
+	// planes gives clusters their control planes; nil points every cluster at opts.ClusterEndpoint.
+	planes ControlPlanes
+	// dwsByCluster is the DWS behaviour set for one cluster on the admin API.
+	dwsByCluster map[string]dwsSetting
 	// provisioned records, per ProvisioningRequest, the nodes DWS provisioned for it in each pool.
 	provisioned map[types.UID]map[string]int
 	// serviceAccounts may sign token requests; issued are the access tokens handed out, with their expiry.

@@ -65,24 +65,34 @@ func (e *egressSink) stop() {
 
 // EgressAttempts lists the requests the stack's processes tried to send beyond loopback, as "METHOD URL" (or
 // "CONNECT host:port"); the sink refused every one of them.
+// The control planes started for other clusters (see AttachGKE) count as the stack's.
 func (s *Stack) EgressAttempts() []string {
-	if s.egress == nil {
-		return nil
+	var out []string
+	for _, st := range s.withPlanes() {
+		if st.egress == nil {
+			continue
+		}
+		st.egress.mu.Lock()
+		out = append(out, st.egress.attempts...)
+		st.egress.mu.Unlock()
 	}
-	s.egress.mu.Lock()
-	defer s.egress.mu.Unlock()
-	return append([]string(nil), s.egress.attempts...)
+	return out
 }
 
 // NonLoopbackSockets lists the open sockets of the stack's processes whose remote address is outside 127.0.0.0/8
-// (or ::1): a snapshot from /proc, empty when every connection stays on loopback.
+// (or ::1), the other clusters' control planes included: a snapshot from /proc, empty when every connection stays on
+// loopback.
 func (s *Stack) NonLoopbackSockets() ([]string, error) {
 	remote, err := procSockets()
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, p := range s.running() {
+	var procs []*process
+	for _, st := range s.withPlanes() {
+		procs = append(procs, st.running()...)
+	}
+	for _, p := range procs {
 		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid))
 		if err != nil {
 			continue // the process has just exited

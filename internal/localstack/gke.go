@@ -18,31 +18,47 @@ type GKEOptions struct {
 	TimeScale float64
 }
 
-// AttachGKE makes the emulator's clusters live on this control plane, until ctx ends: their endpoint and CA are the
-// API server's, DWS answers ProvisioningRequests, node pools have Node objects that scale as GKE's would, and KubeRay's
-// operator runs while a cluster enables the RayOperator add-on.
+// AttachGKE makes the emulator's clusters live on control planes until ctx ends: this stack serves one cluster at a
+// time, and every other cluster gets a control plane of its own (see planes). On each, DWS answers ProvisioningRequests,
+// node pools have Node objects that scale as GKE's would, and KubeRay's operator runs while the cluster enables the
+// RayOperator add-on. The simulators returned are this stack's.
 func (s *Stack) AttachGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions) (*gkeemu.DWS, *gkeemu.Autoscaler, error) {
-	emu.SetClusterEndpoint(s.Endpoint, s.CABase64())
+	p := &planes{ctx: ctx, emu: emu, gke: o, primary: s, fronts: map[string]*front{}}
+	s.planes = p
+	dws, as, err := s.serveGKE(ctx, emu, o, p.holds)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := emu.SetControlPlanes(p); err != nil {
+		return nil, nil, err
+	}
+	return dws, as, nil
+}
+
+// serveGKE runs the emulator's part (DWS, autoscaler, the RayOperator add-on) on this control plane for the clusters
+// in scope.
+func (s *Stack) serveGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions, scope gkeemu.Scope) (*gkeemu.DWS, *gkeemu.Autoscaler, error) {
 	dws, err := emu.NewDWS(s.RESTConfig(), gkeemu.DWSProvision, o.DWSDelay)
 	if err != nil {
 		return nil, nil, err
 	}
-	as, err := emu.NewAutoscaler(s.RESTConfig(), gkeemu.AutoscalerOptions{ScaleDownDelay: o.ScaleDownDelay, NodeIPPrefix: NodeIPPrefix, TimeScale: o.TimeScale})
+	dws.Within(scope)
+	as, err := emu.NewAutoscaler(s.RESTConfig(), gkeemu.AutoscalerOptions{ScaleDownDelay: o.ScaleDownDelay, NodeIPPrefix: NodeIPPrefix, TimeScale: o.TimeScale, Clusters: scope})
 	if err != nil {
 		return nil, nil, err
 	}
 	go dws.Run(ctx)
 	go as.Run(ctx)
-	go s.followRayOperator(ctx, emu)
+	go s.followRayOperator(ctx, emu, scope)
 	return dws, as, nil
 }
 
-// followRayOperator starts and stops KubeRay's operator as the emulated clusters' add-on setting comes and goes.
-func (s *Stack) followRayOperator(ctx context.Context, emu *gkeemu.Server) {
+// followRayOperator starts and stops KubeRay's operator as the add-on setting of the clusters in scope comes and goes.
+func (s *Stack) followRayOperator(ctx context.Context, emu *gkeemu.Server, scope gkeemu.Scope) {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		want := emu.RayOperatorWanted()
+		want := emu.RayOperatorWanted(scope)
 		switch {
 		case want && !s.RayOperatorRunning():
 			_ = s.StartRayOperator(ctx) // retried on the next tick if it failed

@@ -64,6 +64,9 @@ integrations:
   frameworks:
   - ray.io/rayjob
   - ray.io/raycluster
+multiKueue:
+  # Kueue's default is 15 minutes; the local stack re-dispatches a lost worker's jobs sooner.
+  workerLostTimeout: 30s
 featureGates:
   ElasticJobsViaWorkloadSlices: true
   VisibilityOnDemand: false

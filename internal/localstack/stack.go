@@ -65,6 +65,9 @@ type Stack struct {
 	rayHealth, rayMetrics int
 	kwokPort              int
 	dir, binDir           string
+	// opts is how the stack started, for the control planes started beside it; planes is set by AttachGKE.
+	opts   Options
+	planes *planes
 }
 
 // Timing is how long one phase of Start took.
@@ -104,7 +107,7 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 			return nil, errors.New("etcd is not installed (apt-get install etcd-server)")
 		}
 	}
-	s = &Stack{dir: o.Dir, binDir: o.BinDir}
+	s = &Stack{dir: o.Dir, binDir: o.BinDir, opts: o}
 	defer func() {
 		if err != nil {
 			s.Stop()
@@ -284,6 +287,9 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 
 // Stop ends every process, newest first.
 func (s *Stack) Stop() {
+	if s.planes != nil {
+		s.planes.stopAll()
+	}
 	s.StopRayOperator()
 	for i := len(s.procs) - 1; i >= 0; i-- {
 		s.procs[i].stop(10 * time.Second)

@@ -25,11 +25,16 @@ import (
 // n2-standard-16 in default-pool), so that KubeRay's operator runs for it, and deletes it when the test ends.
 func createRayCluster(t *testing.T, name string) clusterRef {
 	t.Helper()
-	return createClusterAs(t, &containerpb.Cluster{
+	ref := createClusterAs(t, &containerpb.Cluster{
 		Name: name, InitialClusterVersion: "1.34", InitialNodeCount: 3,
 		NodeConfig:   &containerpb.NodeConfig{MachineType: "n2-standard-16"},
 		AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}},
 	})
+	// The checks read the control plane the suite shares, which serves the one cluster created while it was free.
+	if cl, err := findCluster(context.Background(), gkeAPIForCheck(), ref); err == nil && stack != nil && cl.Endpoint != stack.Endpoint {
+		t.Fatalf("cluster %s got a control plane of its own: another cluster holds the shared one (one an earlier test left behind?)", name)
+	}
+	return ref
 }
 
 // rayPods lists the pods of a job's RayCluster, by role ("head" or "worker").

@@ -505,8 +505,9 @@ func samePools(t *testing.T, want map[string]*containerpb.NodePool, b clusterRef
 // made by Terraform carries the same pools, and jobs land on it: job 1 on demand, job 2 on DWS, two nodes each.
 func TestAccTPU7x(t *testing.T) {
 	requireStack(t)
-	byGcloud := createTestCluster(t, "tpu7x-gcloud")
+	// The jobs' cluster first: it takes the control plane the suite shares, which the checks read.
 	byTerraform := createRayCluster(t, "acc-tpu7x")
+	byGcloud := createTestCluster(t, "tpu7x-gcloud")
 	dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 4) {

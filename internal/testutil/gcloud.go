@@ -44,6 +44,12 @@ func NewGcloud(t *testing.T, endpoint, project, token string) *Gcloud {
 	return g
 }
 
+// Setenv adds KEY=VALUE settings to gcloud's environment, e.g. the KUBECONFIG that get-credentials writes.
+func (g *Gcloud) Setenv(kv ...string) { g.env = append(g.env, kv...) }
+
+// Environ is gcloud's environment, for the commands that call back into it (kubectl's gke-gcloud-auth-plugin).
+func (g *Gcloud) Environ() []string { return append([]string(nil), g.env...) }
+
 // Run runs gcloud with args and returns its standard output; a failure fails the test with gcloud's output.
 func (g *Gcloud) Run(args ...string) string {
 	g.t.Helper()
