@@ -11,6 +11,7 @@ import (
 	"golang.org/x/oauth2"
 	"k8s.io/client-go/dynamic"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
@@ -37,6 +38,7 @@ type Clients struct {
 	Kueue kueueclient.Interface
 	Ray   rayclient.Interface
 	Core  corev1client.CoreV1Interface
+	RBAC  rbacv1client.RbacV1Interface
 	// Dynamic reaches what no typed client covers: GKE's ComputeClasses.
 	Dynamic dynamic.Interface
 	// Config is the client configuration, for clients made elsewhere (Helm).
@@ -99,5 +101,9 @@ func New(t Target) (*Clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Clients{Kueue: kq, Ray: ray, Core: core, Dynamic: dyn, Config: cfg, Host: cfg.Host}, nil
+	rbac, err := rbacv1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Clients{Kueue: kq, Ray: ray, Core: core, RBAC: rbac, Dynamic: dyn, Config: cfg, Host: cfg.Host}, nil
 }

@@ -21,7 +21,8 @@
 // Cross-cutting suites keep files of their own: faults_gke_acc_test.go and faults_kube_acc_test.go (injected
 // failures), bad_input_acc_test.go (every refusal at plan time), platform_acc_test.go (modules and split states),
 // import_acc_test.go (import of what gcloud and kubectl made), upgrade_acc_test.go (state written by older releases),
-// load_acc_test.go, secrets_acc_test.go (nothing secret in logs or state), and the differential tests of the
+// load_acc_test.go, secrets_acc_test.go (nothing secret in logs or state), planes_acc_test.go (each cluster its own
+// control plane), and the differential tests of the
 // shortcuts (*_shortcut_diff*_test.go). main_test.go holds TestMain and the shared stack; cli_test.go runs terraform,
 // kubectl and testdata; steps_test.go holds checks many acceptance tests share.
 //

@@ -122,6 +122,9 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 	if err := requireNamespaces(ctx, c, m); err != nil {
 		return false, err
 	}
+	if err := refuseMultiKueueWithDWS(ctx, c, m); err != nil {
+		return false, err
+	}
 	if live, err := api.ClusterQueues().Get(ctx, m.Name.ValueString(), metav1.GetOptions{}); err == nil && live.DeletionTimestamp != nil {
 		why := "Kueue keeps it while workloads use it"
 		if hs, herr := kueueuse.FindHolders(ctx, c, live.Name); herr == nil && len(hs) > 0 {
@@ -517,4 +520,30 @@ func (r *kueueQueueResource) settle(ctx context.Context, c *kube.Clients, m *kue
 		return
 	}
 	setQueueStatus(m, o.cq)
+}
+
+// refuseMultiKueueWithDWS refuses, before anything is written, a queue that Kueue would make inactive: one with both
+// a MultiKueue check (from admission_checks) and a ProvisioningRequest check (a flavor's provisioning). Kueue's reason
+// is MultiKueueWithProvisioningRequest (ClusterQueue types, Kueue v0.17.0).
+func refuseMultiKueueWithDWS(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
+	dws := m.checks()
+	if len(dws) == 0 {
+		return nil
+	}
+	for _, name := range stringList(m.AdmissionChecks) {
+		ac, err := c.Kueue.KueueV1beta2().AdmissionChecks().Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return c.Explain("AdmissionCheck", name, err)
+		}
+		if ac.Spec.ControllerName == kueue.MultiKueueControllerName {
+			return fmt.Errorf("admission_checks lists %s, a MultiKueue check, and flavor provisioning adds ProvisioningRequest check %s: "+
+				"Kueue makes such a ClusterQueue inactive (MultiKueueWithProvisioningRequest: \"Cannot use both MultiKueue and ProvisioningRequest AdmissionChecks together\"). "+
+				"DWS belongs on the workers: drop provisioning from the manager's flavors, and give each worker's queue its own. Nothing was written",
+				name, dws[0].p.AdmissionCheck.ValueString())
+		}
+	}
+	return nil
 }

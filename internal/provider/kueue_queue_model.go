@@ -32,6 +32,7 @@ type kueueQueueModel struct {
 	Preemption        *preemptionModel  `tfsdk:"preemption"`
 	Flavors           []flavorModel     `tfsdk:"flavors"`
 	LocalQueues       []localQueueModel `tfsdk:"local_queues"`
+	AdmissionChecks   types.List        `tfsdk:"admission_checks"`
 	ForceConflicts    types.Bool        `tfsdk:"force_conflicts"`
 	Active            types.Bool        `tfsdk:"active"`
 	ActiveMessage     types.String      `tfsdk:"active_message"`
@@ -204,12 +205,16 @@ func expandClusterQueue(m *kueueQueueModel) (*kueueac.ClusterQueueApplyConfigura
 		}
 		spec.WithPreemption(pre)
 	}
-	if checks := m.checks(); len(checks) > 0 {
+	if checks, all := m.checks(), stringList(m.AdmissionChecks); len(checks)+len(all) > 0 {
 		strategy := kueueac.AdmissionChecksStrategy()
 		for _, c := range checks {
 			strategy.WithAdmissionChecks(kueueac.AdmissionCheckStrategyRule().
 				WithName(kueue.AdmissionCheckReference(c.p.AdmissionCheck.ValueString())).
 				WithOnFlavors(c.flavors...))
+		}
+		// A rule without flavors applies to every flavor (Kueue's AdmissionCheckStrategyRule.onFlavors).
+		for _, name := range all {
+			strategy.WithAdmissionChecks(kueueac.AdmissionCheckStrategyRule().WithName(kueue.AdmissionCheckReference(name)))
 		}
 		spec.WithAdmissionChecksStrategy(strategy)
 	}
@@ -317,12 +322,20 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 	}
 	recorded := recordedSpellings(o.cq)
 	checkOf := map[string]string{}
+	var all []attr.Value
 	if s := spec.AdmissionChecksStrategy; s != nil {
 		for _, rule := range s.AdmissionChecks {
 			for _, f := range rule.OnFlavors {
 				checkOf[string(f)] = string(rule.Name)
 			}
+			if len(rule.OnFlavors) == 0 {
+				all = append(all, types.StringValue(string(rule.Name)))
+			}
 		}
+	}
+	m.AdmissionChecks = types.ListNull(types.StringType)
+	if len(all) > 0 || (!prior.AdmissionChecks.IsNull() && !prior.AdmissionChecks.IsUnknown()) {
+		m.AdmissionChecks = types.ListValueMust(types.StringType, all)
 	}
 	m.Flavors = nil
 	for _, g := range spec.ResourceGroups {

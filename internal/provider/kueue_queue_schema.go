@@ -248,6 +248,15 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 					},
 				}},
 			},
+			"admission_checks": schema.ListAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				Validators:  []validator.List{listvalidator.UniqueValues(), listvalidator.ValueStringsAre(validators.DNSLabel())},
+				MarkdownDescription: "AdmissionChecks that apply to every flavor (`admissionChecksStrategy` rules without `onFlavors`), e.g. " +
+					"`[dwsfallback_multikueue_config.workers.admission_check]` to send the queue's jobs to MultiKueue workers. The queue references " +
+					"them and does not manage them. Kueue makes a queue with both a MultiKueue check and a ProvisioningRequest check inactive " +
+					"(`MultiKueueWithProvisioningRequest`), so an apply that would do so is refused: DWS belongs on the workers.",
+			},
 			"force_conflicts": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,

@@ -65,6 +65,14 @@ func validateQueue(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
 		}
 	}
 	validateTPUFlavors(m, u, diags)
+	if known(m.AdmissionChecks) {
+		for i, e := range m.AdmissionChecks.Elements() {
+			if v, ok := e.(types.String); ok && known(v) && checks[v.ValueString()] != nil {
+				diags.AddAttributeError(path.Root("admission_checks").AtListIndex(i), "Admission check listed twice",
+					fmt.Sprintf("%q is a flavor's provisioning admission_check, which applies to that flavor only; admission_checks apply to every flavor. Use another name for one of them.", v.ValueString()))
+			}
+		}
+	}
 	queues := map[string]bool{}
 	for i, lq := range m.LocalQueues {
 		if !known(lq.Name) || !known(lq.Namespace) {

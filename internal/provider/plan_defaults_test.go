@@ -22,6 +22,7 @@ var defaultBases = map[string][]map[string]any{
 			map[string]any{"gpu": map[string]any{"type": "nvidia-h100-80gb", "count": 8}},
 		},
 	}},
+	"dwsfallback_multikueue_worker": {{"cluster": "manager", "name": "worker-us", "worker_cluster": "tpu-worker-us"}},
 }
 
 // TestRemovingASettingPlansItsDefault: for every attribute with a Default, at any depth, of every type with a base

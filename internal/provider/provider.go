@@ -243,6 +243,8 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 		NewKueueQueueResource,
 		NewRayJobResource,
 		NewComputeClassResource,
+		NewMultiKueueWorkerResource,
+		NewMultiKueueConfigResource,
 	}, helmResources...)
 }
 

@@ -247,7 +247,7 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func (r *kueueQueueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	st := kueueQueueModel{Timeouts: timeoutsNull(), ForceConflicts: types.BoolValue(true), NamespaceSelector: types.MapNull(types.StringType), Cohort: types.StringNull()}
+	st := kueueQueueModel{Timeouts: timeoutsNull(), ForceConflicts: types.BoolValue(true), NamespaceSelector: types.MapNull(types.StringType), Cohort: types.StringNull(), AdmissionChecks: types.ListNull(types.StringType)}
 	var name string
 	var err error
 	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/clusterQueues/", "NAME", r.clients)

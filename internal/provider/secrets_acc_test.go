@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -13,7 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 )
 
 // serviceAccountKey makes a key pair, lets the emulator accept its signatures, and returns the key file's JSON (whose
@@ -105,4 +109,72 @@ provider "dwsfallback" {
 		}
 	}
 	t.Logf("scanned %d bytes of TRACE log and %d bytes of state for %d secrets", len(log), len(state), len(secrets))
+}
+
+// TestAccSecrets_multiKueueTrace: the MultiKueue worker's token, made by the provider, and a kubeconfig brought in
+// the write-only kubeconfig_wo reach neither the TRACE log nor the state, through an apply, a refresh and a destroy.
+func TestAccSecrets_multiKueueTrace(t *testing.T) {
+	s := requireStack(t)
+	manager := createTestCluster(t, "mk-trace-m")
+	worker := createTestCluster(t, "mk-trace-w")
+	w := clusterClients(t, worker.Name) // starts the worker's control plane
+	if _, err := w.Core.Namespaces().Get(context.Background(), "kueue-system", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the worker's control plane: %v", err)
+	}
+	plane := s.ClusterStack(worker.String())
+	if plane == nil || plane == s {
+		t.Fatalf("the worker has no control plane of its own (%v)", plane)
+	}
+	// A kubeconfig brought by the user: the worker plane's own admin token, which nothing else here sends.
+	byo := string(multikueue.Kubeconfig(plane.Host, plane.CAPEM, []byte(plane.AdminToken)))
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "trace.log")
+	config := fmt.Sprintf(`
+variable "byo" {
+  type      = string
+  sensitive = true
+}
+
+resource "dwsfallback_multikueue_worker" "made" {
+  cluster        = %[1]q
+  name           = "made"
+  worker_cluster = %[2]q
+}
+
+resource "dwsfallback_multikueue_worker" "brought" {
+  cluster               = %[1]q
+  name                  = "brought"
+  worker_cluster        = %[2]q
+  secret_name           = "brought-secret"
+  kubeconfig_wo         = var.byo
+  kubeconfig_wo_version = 1
+}
+`, manager.String(), worker.String())
+	tf := newTFRun(t, config, "TF_LOG=TRACE", "TF_LOG_PATH="+logPath, "TF_VAR_byo="+byo)
+	tf.mustRun("apply", "-auto-approve")
+	tf.mustRun("plan", "-detailed-exitcode")
+	state, err := os.ReadFile(filepath.Join(tf.dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := multikueue.Token(context.Background(), w.Core, multikueue.Worker{ServiceAccount: "multikueue-sa"})
+	if err != nil || len(token) == 0 {
+		t.Fatalf("no worker token: %v", err)
+	}
+	tf.mustRun("destroy", "-auto-approve")
+	log, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for where, text := range map[string][]byte{"TRACE log": log, "state": state} {
+		for name, secret := range map[string]string{"worker token": string(token), "brought kubeconfig's token": plane.AdminToken} {
+			if bytes.Contains(text, []byte(secret)) {
+				t.Errorf("the %s holds the %s", where, name)
+			}
+		}
+	}
+	if !bytes.Contains(state, []byte(`"credentials_current": true`)) {
+		t.Errorf("the state does not say the credentials are current:\n%s", state)
+	}
+	t.Logf("scanned %d bytes of TRACE log and %d bytes of state", len(log), len(state))
 }

@@ -1,0 +1,343 @@
+// Package multikueue makes what a MultiKueue manager needs to reach its worker clusters: on each worker a
+// ServiceAccount with the rights the manager's Kueue uses and a token, and on the manager the kubeconfig Secret a
+// MultiKueueCluster names. It holds no Terraform code; the provider's multikueue resources call it.
+package multikueue
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// KueueNamespace is where Kueue runs, and so where a manager's kubeconfig Secrets live (Kueue reads them from its own
+// namespace) and where the workers' ServiceAccounts are made.
+const KueueNamespace = "kueue-system"
+
+// SecretKey is the key of a MultiKueueCluster's Secret that holds the kubeconfig (Kueue's MultiKueueConfigSecretKey).
+const SecretKey = "kubeconfig"
+
+// ManagedBy labels what this package makes, so that it removes only that.
+const (
+	managedByLabel = "app.kubernetes.io/managed-by"
+	managedBy      = "terraform-provider-dwsfallback"
+)
+
+// Worker is the identity a manager uses on one worker cluster.
+type Worker struct {
+	// ServiceAccount is made in KueueNamespace; its ClusterRole and ClusterRoleBinding carry the same name.
+	ServiceAccount string
+}
+
+// TokenSecret is the name of the Secret that holds the ServiceAccount's long-lived token.
+func (w Worker) TokenSecret() string { return w.ServiceAccount + "-token" }
+
+// Clients are the typed clients the package needs on one cluster.
+type Clients struct {
+	Core corev1client.CoreV1Interface
+	RBAC rbacv1client.RbacV1Interface
+}
+
+func labels() map[string]string { return map[string]string{managedByLabel: managedBy} }
+
+// Ensure makes (or corrects) the worker's ServiceAccount, ClusterRole, ClusterRoleBinding and token Secret, and
+// returns the token once the token controller has written it.
+func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
+	meta := metav1.ObjectMeta{Name: w.ServiceAccount, Namespace: KueueNamespace, Labels: labels()}
+	if err := ensureNamespace(ctx, c.Core); err != nil {
+		return nil, err
+	}
+	if _, err := c.Core.ServiceAccounts(KueueNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: meta}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("creating ServiceAccount %s/%s: %w", KueueNamespace, w.ServiceAccount, err)
+	}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Labels: labels()}, Rules: Rules()}
+	if err := upsertRole(ctx, c.RBAC, role); err != nil {
+		return nil, err
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Labels: labels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: w.ServiceAccount},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: w.ServiceAccount, Namespace: KueueNamespace}},
+	}
+	if _, err := c.RBAC.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("creating ClusterRoleBinding %s: %w", w.ServiceAccount, err)
+	}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: w.TokenSecret(), Namespace: KueueNamespace, Labels: labels(),
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: w.ServiceAccount}},
+		Type: corev1.SecretTypeServiceAccountToken,
+	}
+	if _, err := c.Core.Secrets(KueueNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("creating token Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), err)
+	}
+	return waitToken(ctx, c.Core, w)
+}
+
+func ensureNamespace(ctx context.Context, core corev1client.CoreV1Interface) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: KueueNamespace}}
+	if _, err := core.Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", KueueNamespace, err)
+	}
+	return nil
+}
+
+func upsertRole(ctx context.Context, rbac rbacv1client.RbacV1Interface, role *rbacv1.ClusterRole) error {
+	have, err := rbac.ClusterRoles().Get(ctx, role.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{})
+	case err == nil:
+		have.Rules = role.Rules
+		_, err = rbac.ClusterRoles().Update(ctx, have, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("writing ClusterRole %s: %w", role.Name, err)
+	}
+	return nil
+}
+
+// waitToken waits for Kubernetes' token controller to fill the token Secret.
+func waitToken(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]byte, error) {
+	for {
+		tok, err := Token(ctx, core, w)
+		if err != nil || len(tok) > 0 {
+			return tok, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("the token controller has not filled Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Token is the worker's current token, nil when its Secret is gone or not filled yet.
+func Token(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]byte, error) {
+	s, err := core.Secrets(KueueNamespace).Get(ctx, w.TokenSecret(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading token Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), err)
+	}
+	return s.Data[corev1.ServiceAccountTokenKey], nil
+}
+
+// Remove deletes what Ensure made, and only that (objects without the managed-by label stay).
+func Remove(ctx context.Context, c Clients, w Worker) error {
+	var errs []error
+	gone := func(what string, err error) {
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting %s: %w", what, err))
+		}
+	}
+	if s, err := c.Core.Secrets(KueueNamespace).Get(ctx, w.TokenSecret(), metav1.GetOptions{}); err == nil && ours(s.Labels) {
+		gone("token Secret", c.Core.Secrets(KueueNamespace).Delete(ctx, w.TokenSecret(), metav1.DeleteOptions{}))
+	}
+	if b, err := c.RBAC.ClusterRoleBindings().Get(ctx, w.ServiceAccount, metav1.GetOptions{}); err == nil && ours(b.Labels) {
+		gone("ClusterRoleBinding", c.RBAC.ClusterRoleBindings().Delete(ctx, w.ServiceAccount, metav1.DeleteOptions{}))
+	}
+	if r, err := c.RBAC.ClusterRoles().Get(ctx, w.ServiceAccount, metav1.GetOptions{}); err == nil && ours(r.Labels) {
+		gone("ClusterRole", c.RBAC.ClusterRoles().Delete(ctx, w.ServiceAccount, metav1.DeleteOptions{}))
+	}
+	if sa, err := c.Core.ServiceAccounts(KueueNamespace).Get(ctx, w.ServiceAccount, metav1.GetOptions{}); err == nil && ours(sa.Labels) {
+		gone("ServiceAccount", c.Core.ServiceAccounts(KueueNamespace).Delete(ctx, w.ServiceAccount, metav1.DeleteOptions{}))
+	}
+	return errors.Join(errs...)
+}
+
+func ours(l map[string]string) bool { return l[managedByLabel] == managedBy }
+
+// Kubeconfig is the kubeconfig a manager's Kueue accepts for a worker: the server, its CA inline and a bearer token
+// inline. Kueue refuses token files, exec plugins, auth providers, insecure TLS and CA files.
+func Kubeconfig(server string, ca, token []byte) []byte {
+	return fmt.Appendf(nil, `apiVersion: v1
+kind: Config
+clusters:
+- name: worker
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: multikueue
+  user:
+    token: %s
+contexts:
+- name: worker
+  context:
+    cluster: worker
+    user: multikueue
+current-context: worker
+`, server, base64.StdEncoding.EncodeToString(ca), token)
+}
+
+// PutSecret writes the kubeconfig into the manager's Secret name (in KueueNamespace), creating it when missing.
+func PutSecret(ctx context.Context, core corev1client.CoreV1Interface, name string, kubeconfig []byte) error {
+	if err := ensureNamespace(ctx, core); err != nil {
+		return err
+	}
+	s, err := core.Secrets(KueueNamespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		s = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: KueueNamespace, Labels: labels()},
+			Data: map[string][]byte{SecretKey: kubeconfig}}
+		_, err = core.Secrets(KueueNamespace).Create(ctx, s, metav1.CreateOptions{})
+	case err == nil:
+		if bytes.Equal(s.Data[SecretKey], kubeconfig) {
+			return nil
+		}
+		if s.Data == nil {
+			s.Data = map[string][]byte{}
+		}
+		s.Data[SecretKey] = kubeconfig
+		_, err = core.Secrets(KueueNamespace).Update(ctx, s, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("writing Secret %s/%s: %w", KueueNamespace, name, err)
+	}
+	return nil
+}
+
+// SecretKubeconfig is the kubeconfig in the manager's Secret; found is false when the Secret is gone.
+func SecretKubeconfig(ctx context.Context, core corev1client.CoreV1Interface, name string) (kubeconfig []byte, found bool, err error) {
+	s, err := core.Secrets(KueueNamespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading Secret %s/%s: %w", KueueNamespace, name, err)
+	}
+	return s.Data[SecretKey], true, nil
+}
+
+// DeleteSecret removes the manager's Secret.
+func DeleteSecret(ctx context.Context, core corev1client.CoreV1Interface, name string) error {
+	err := core.Secrets(KueueNamespace).Delete(ctx, name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting Secret %s/%s: %w", KueueNamespace, name, err)
+	}
+	return nil
+}
+
+// Rules are the rights the manager's Kueue uses on a worker (read at Kueue v0.17.0). Kueue's own script,
+// create-multikueue-kubeconfig.sh, grants create, delete, get, list and watch on the jobs and on workloads, which
+// is not enough: the manager updates a remote Workload to remove its resource-in-use finalizer before deleting it,
+// and on elastic or priority changes (pkg/controller/admissionchecks/multikueue/workload.go), so a worker whose
+// Workloads finished would keep them. update and patch on workloads are added for that. The manager watches every
+// kind of every integration it enables on each worker (multikueuecluster.go), so list and watch are granted on each
+// kind the script names; RayJobs and RayClusters are what this provider sends.
+func Rules() []rbacv1.PolicyRule {
+	jobVerbs := []string{"create", "delete", "get", "list", "watch"}
+	status := []string{"get"}
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: []string{"create", "delete", "get", "list", "watch", "update", "patch"}},
+		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads/status"}, Verbs: []string{"get", "patch", "update"}},
+	}
+	for _, k := range []struct {
+		group string
+		kinds []string
+	}{
+		{"batch", []string{"jobs"}},
+		{"", []string{"pods"}},
+		{"jobset.x-k8s.io", []string{"jobsets"}},
+		{"kubeflow.org", []string{"tfjobs", "paddlejobs", "pytorchjobs", "xgboostjobs", "mpijobs"}},
+		{"ray.io", []string{"rayjobs", "rayclusters"}},
+		{"workload.codeflare.dev", []string{"appwrappers"}},
+	} {
+		var st []string
+		for _, r := range k.kinds {
+			st = append(st, r+"/status")
+		}
+		rules = append(rules,
+			rbacv1.PolicyRule{APIGroups: []string{k.group}, Resources: k.kinds, Verbs: jobVerbs},
+			rbacv1.PolicyRule{APIGroups: []string{k.group}, Resources: st, Verbs: status})
+	}
+	return rules
+}
+
+// Matches reports whether a kubeconfig reaches server, trusting ca, with token: what its current context says,
+// whatever it names its entries (Kueue's script and this package name them differently).
+func Matches(kubeconfig []byte, server string, ca, token []byte) bool {
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		return false
+	}
+	ctx := cfg.Contexts[cfg.CurrentContext]
+	if ctx == nil {
+		return false
+	}
+	cl, user := cfg.Clusters[ctx.Cluster], cfg.AuthInfos[ctx.AuthInfo]
+	return cl != nil && user != nil && cl.Server == server && bytes.Equal(cl.CertificateAuthorityData, ca) && user.Token == string(token)
+}
+
+// Server is the API server a kubeconfig's current context reaches, "" when it names none.
+func Server(kubeconfig []byte) string {
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		return ""
+	}
+	if ctx := cfg.Contexts[cfg.CurrentContext]; ctx != nil {
+		if cl := cfg.Clusters[ctx.Cluster]; cl != nil {
+			return cl.Server
+		}
+	}
+	return ""
+}
+
+// CheckKubeconfig refuses what Kueue refuses in a worker's kubeconfig (validateKubeconfig and validateRestConfig in
+// Kueue v0.17.0's multikueuecluster.go, reason InsecureKubeConfig), so that a plan says it before Kueue does.
+func CheckKubeconfig(kubeconfig []byte) error {
+	cfg, err := clientcmd.Load(kubeconfig)
+	if err != nil {
+		return fmt.Errorf("not a kubeconfig: %w", err)
+	}
+	ctx := cfg.Contexts[cfg.CurrentContext]
+	if ctx == nil {
+		return fmt.Errorf("current-context %q names no context", cfg.CurrentContext)
+	}
+	var refused []string
+	if cl := cfg.Clusters[ctx.Cluster]; cl == nil {
+		refused = append(refused, fmt.Sprintf("the context names no cluster %q", ctx.Cluster))
+	} else {
+		if cl.InsecureSkipTLSVerify {
+			refused = append(refused, "insecure-skip-tls-verify")
+		}
+		if cl.CertificateAuthority != "" {
+			refused = append(refused, "certificate-authority (a file path; use certificate-authority-data)")
+		}
+		if cl.Server == "" {
+			refused = append(refused, "no server")
+		}
+	}
+	if u := cfg.AuthInfos[ctx.AuthInfo]; u == nil {
+		refused = append(refused, fmt.Sprintf("the context names no user %q", ctx.AuthInfo))
+	} else {
+		if u.TokenFile != "" {
+			refused = append(refused, "tokenFile (use token)")
+		}
+		if u.Exec != nil {
+			refused = append(refused, "exec (a credential plugin)")
+		}
+		if u.AuthProvider != nil {
+			refused = append(refused, "auth-provider")
+		}
+		if u.Username != "" || u.Password != "" {
+			refused = append(refused, "basic authentication (username and password)")
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("it uses %s; Kueue's MultiKueue accepts an inline token and inline CA data only", strings.Join(refused, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package multikueue
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// fillsTokens plays Kubernetes' token controller: a service-account-token Secret gets its token when created.
+func fillsTokens(cs *fake.Clientset, token string) {
+	cs.PrependReactor("create", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		s := a.(k8stesting.CreateAction).GetObject().(*corev1.Secret)
+		if s.Type == corev1.SecretTypeServiceAccountToken {
+			s.Data = map[string][]byte{corev1.ServiceAccountTokenKey: []byte(token)}
+		}
+		return false, nil, nil
+	})
+}
+
+func TestEnsureAndRemove(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cs := fake.NewClientset(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "someone-else", Namespace: KueueNamespace}})
+	fillsTokens(cs, "tok-1")
+	c := Clients{Core: cs.CoreV1(), RBAC: cs.RbacV1()}
+	w := Worker{ServiceAccount: "multikueue-sa"}
+	tok, err := Ensure(ctx, c, w)
+	if err != nil || string(tok) != "tok-1" {
+		t.Fatalf("Ensure = %q, %v; want tok-1", tok, err)
+	}
+	// Twice is the same: an update after a partial create finishes it.
+	if tok, err = Ensure(ctx, c, w); err != nil || string(tok) != "tok-1" {
+		t.Fatalf("second Ensure = %q, %v", tok, err)
+	}
+	role, err := cs.RbacV1().ClusterRoles().Get(ctx, "multikueue-sa", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workloadVerbs []string
+	for _, r := range role.Rules {
+		if slices.Contains(r.Resources, "workloads") {
+			workloadVerbs = r.Verbs
+		}
+	}
+	for _, v := range []string{"update", "patch", "delete", "watch"} {
+		if !slices.Contains(workloadVerbs, v) {
+			t.Errorf("workloads verbs %v lack %q, which Kueue's manager uses on workers", workloadVerbs, v)
+		}
+	}
+	b, err := cs.RbacV1().ClusterRoleBindings().Get(ctx, "multikueue-sa", metav1.GetOptions{})
+	if err != nil || b.Subjects[0].Name != "multikueue-sa" || b.Subjects[0].Namespace != KueueNamespace {
+		t.Errorf("binding = %+v, %v", b, err)
+	}
+	if err := Remove(ctx, c, w); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ServiceAccounts(KueueNamespace).Get(ctx, "multikueue-sa", metav1.GetOptions{}); err == nil {
+		t.Error("the ServiceAccount is still there after Remove")
+	}
+	if _, err := cs.CoreV1().ServiceAccounts(KueueNamespace).Get(ctx, "someone-else", metav1.GetOptions{}); err != nil {
+		t.Errorf("Remove deleted a ServiceAccount it did not make: %v", err)
+	}
+}
+
+func TestKubeconfigMatches(t *testing.T) {
+	t.Parallel()
+	kc := Kubeconfig("https://127.0.0.1:6443", []byte("CA"), []byte("tok"))
+	if err := CheckKubeconfig(kc); err != nil {
+		t.Errorf("Kueue would refuse the kubeconfig made here: %v", err)
+	}
+	if Server(kc) != "https://127.0.0.1:6443" {
+		t.Errorf("Server = %q", Server(kc))
+	}
+	for _, tc := range []struct {
+		name, server, ca, token string
+		want                    bool
+	}{
+		{"same", "https://127.0.0.1:6443", "CA", "tok", true},
+		{"rotated token", "https://127.0.0.1:6443", "CA", "tok2", false},
+		{"new CA", "https://127.0.0.1:6443", "CA2", "tok", false},
+		{"moved", "https://127.0.0.1:7443", "CA", "tok", false},
+	} {
+		if got := Matches(kc, tc.server, []byte(tc.ca), []byte(tc.token)); got != tc.want {
+			t.Errorf("%s: Matches = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCheckKubeconfig(t *testing.T) {
+	t.Parallel()
+	const head = "apiVersion: v1\nkind: Config\ncurrent-context: w\ncontexts:\n- name: w\n  context: {cluster: c, user: u}\n"
+	for _, tc := range []struct {
+		name, cluster, user string
+		want                []string
+	}{
+		{"token file", "server: https://h", "tokenFile: /t", []string{"tokenFile"}},
+		{"exec", "server: https://h", "exec: {command: gke-gcloud-auth-plugin, apiVersion: client.authentication.k8s.io/v1beta1}", []string{"exec"}},
+		{"insecure and CA file", "server: https://h\n    insecure-skip-tls-verify: true\n    certificate-authority: /ca.crt", "token: t", []string{"insecure-skip-tls-verify", "certificate-authority"}},
+		{"basic auth", "server: https://h", "username: a\n    password: b", []string{"basic authentication"}},
+		{"no server", "certificate-authority-data: Q0E=", "token: t", []string{"no server"}},
+	} {
+		kc := head + "clusters:\n- name: c\n  cluster:\n    " + tc.cluster + "\nusers:\n- name: u\n  user:\n    " + tc.user + "\n"
+		err := CheckKubeconfig([]byte(kc))
+		if err == nil {
+			t.Errorf("%s: accepted", tc.name)
+			continue
+		}
+		var missing []string
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				missing = append(missing, w)
+			}
+		}
+		if diff := cmp.Diff([]string(nil), missing); diff != "" {
+			t.Errorf("%s: %v does not name %v", tc.name, err, missing)
+		}
+	}
+}

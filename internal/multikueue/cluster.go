@@ -1,0 +1,110 @@
+package multikueue
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+)
+
+// ApplyCluster writes the MultiKueueCluster that points Kueue at the kubeconfig in Secret secret.
+func ApplyCluster(ctx context.Context, kq kueueclient.Interface, name, secret, fieldManager string, force bool) (*kueue.MultiKueueCluster, error) {
+	ac := kueueac.MultiKueueCluster(name).WithLabels(labels()).WithSpec(kueueac.MultiKueueClusterSpec().
+		WithClusterSource(kueueac.ClusterSource().WithKubeConfig(kueueac.KubeConfig().
+			WithLocationType(kueue.SecretLocationType).WithLocation(secret))))
+	mkc, err := kq.KueueV1beta2().MultiKueueClusters().Apply(ctx, ac, metav1.ApplyOptions{FieldManager: fieldManager, Force: force})
+	if err != nil {
+		return nil, fmt.Errorf("applying MultiKueueCluster %s: %w", name, err)
+	}
+	return mkc, nil
+}
+
+// FindCluster reads the MultiKueueCluster; nil when it is gone.
+func FindCluster(ctx context.Context, kq kueueclient.Interface, name string) (*kueue.MultiKueueCluster, error) {
+	mkc, err := kq.KueueV1beta2().MultiKueueClusters().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading MultiKueueCluster %s: %w", name, err)
+	}
+	return mkc, nil
+}
+
+// Active is the MultiKueueCluster's Active condition: whether Kueue connected to the worker, and Kueue's reason and
+// message (e.g. BadKubeConfig, ClientConnectionFailed) when not. No condition yet reads as not active, reason Pending.
+func Active(mkc *kueue.MultiKueueCluster) (bool, string, string) {
+	c := meta.FindStatusCondition(mkc.Status.Conditions, kueue.MultiKueueClusterActive)
+	if c == nil {
+		return false, "Pending", "Kueue has not connected to the worker yet"
+	}
+	return c.Status == metav1.ConditionTrue, c.Reason, c.Message
+}
+
+// WaitActive waits until Kueue reports the MultiKueueCluster Active, and returns it; when ctx ends first, the error
+// carries Kueue's last reason and message.
+func WaitActive(ctx context.Context, kq kueueclient.Interface, name string) (*kueue.MultiKueueCluster, error) {
+	return waitActive(ctx, "MultiKueueCluster", name, func() (*kueue.MultiKueueCluster, error) { return FindCluster(ctx, kq, name) }, Active)
+}
+
+// waitActive polls find until condition says active. A read that fails because ctx ended reports the last object's
+// reason and message instead, which say more.
+func waitActive[T comparable](ctx context.Context, kind, name string, find func() (T, error), condition func(T) (bool, string, string)) (T, error) {
+	var zero, last T
+	for {
+		obj, err := find()
+		if err == nil && obj == zero {
+			err = fmt.Errorf("%s %s was deleted while waiting for it to become Active", kind, name)
+		}
+		if err != nil && (ctx.Err() == nil || last == zero) {
+			return zero, err
+		}
+		if err == nil {
+			last = obj
+			if active, _, _ := condition(obj); active {
+				return obj, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+			continue
+		}
+		_, reason, msg := condition(last)
+		return last, fmt.Errorf("%s %s is not Active: %s: %s", kind, name, reason, msg)
+	}
+}
+
+// ConfigsListing names the MultiKueueConfigs that list the cluster, sorted.
+func ConfigsListing(ctx context.Context, kq kueueclient.Interface, cluster string) ([]string, error) {
+	list, err := kq.KueueV1beta2().MultiKueueConfigs().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing MultiKueueConfigs: %w", err)
+	}
+	var out []string
+	for _, c := range list.Items {
+		for _, n := range c.Spec.Clusters {
+			if n == cluster {
+				out = append(out, c.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// DeleteCluster deletes the MultiKueueCluster.
+func DeleteCluster(ctx context.Context, kq kueueclient.Interface, name string) error {
+	err := kq.KueueV1beta2().MultiKueueClusters().Delete(ctx, name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting MultiKueueCluster %s: %w", name, err)
+	}
+	return nil
+}

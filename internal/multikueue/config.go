@@ -1,0 +1,111 @@
+package multikueue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+)
+
+// MaxWorkers is how many clusters a MultiKueueConfig may list (its CRD's maxItems).
+const MaxWorkers = 20
+
+// ApplyConfig writes the MultiKueueConfig and the AdmissionCheck (same name, controller kueue.x-k8s.io/multikueue)
+// whose parameters name it.
+func ApplyConfig(ctx context.Context, kq kueueclient.Interface, name string, workers []string, fieldManager string) error {
+	opts := metav1.ApplyOptions{FieldManager: fieldManager}
+	cfg := kueueac.MultiKueueConfig(name).WithLabels(labels()).WithSpec(kueueac.MultiKueueConfigSpec().WithClusters(workers...))
+	if _, err := kq.KueueV1beta2().MultiKueueConfigs().Apply(ctx, cfg, opts); err != nil {
+		return fmt.Errorf("applying MultiKueueConfig %s: %w", name, err)
+	}
+	ac := kueueac.AdmissionCheck(name).WithLabels(labels()).WithSpec(kueueac.AdmissionCheckSpec().
+		WithControllerName(kueue.MultiKueueControllerName).
+		WithParameters(kueueac.AdmissionCheckParametersReference().WithAPIGroup(kueue.GroupVersion.Group).WithKind("MultiKueueConfig").WithName(name)))
+	if _, err := kq.KueueV1beta2().AdmissionChecks().Apply(ctx, ac, opts); err != nil {
+		return fmt.Errorf("applying AdmissionCheck %s: %w", name, err)
+	}
+	return nil
+}
+
+// FindConfig reads the MultiKueueConfig; nil when it is gone.
+func FindConfig(ctx context.Context, kq kueueclient.Interface, name string) (*kueue.MultiKueueConfig, error) {
+	c, err := kq.KueueV1beta2().MultiKueueConfigs().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading MultiKueueConfig %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// FindCheck reads the AdmissionCheck; nil when it is gone.
+func FindCheck(ctx context.Context, kq kueueclient.Interface, name string) (*kueue.AdmissionCheck, error) {
+	ac, err := kq.KueueV1beta2().AdmissionChecks().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading AdmissionCheck %s: %w", name, err)
+	}
+	return ac, nil
+}
+
+// IsConfigCheck reports whether the AdmissionCheck is MultiKueue's and takes its parameters from MultiKueueConfig config.
+func IsConfigCheck(ac *kueue.AdmissionCheck, config string) bool {
+	p := ac.Spec.Parameters
+	return ac.Spec.ControllerName == kueue.MultiKueueControllerName && p != nil &&
+		p.APIGroup == kueue.GroupVersion.Group && p.Kind == "MultiKueueConfig" && p.Name == config
+}
+
+// CheckActive is the AdmissionCheck's Active condition. Kueue keeps a MultiKueue check Active (reason
+// SomeActiveClusters) while at least one worker is usable, and makes it inactive (NoUsableClusters) when none is.
+func CheckActive(ac *kueue.AdmissionCheck) (bool, string, string) {
+	c := meta.FindStatusCondition(ac.Status.Conditions, kueue.AdmissionCheckActive)
+	if c == nil {
+		return false, "Pending", "Kueue has not looked at the admission check yet"
+	}
+	return c.Status == metav1.ConditionTrue, c.Reason, c.Message
+}
+
+// WaitCheckActive waits until the AdmissionCheck is Active and returns it; when ctx ends first, the error carries
+// Kueue's last reason and message.
+func WaitCheckActive(ctx context.Context, kq kueueclient.Interface, name string) (*kueue.AdmissionCheck, error) {
+	return waitActive(ctx, "AdmissionCheck", name, func() (*kueue.AdmissionCheck, error) { return FindCheck(ctx, kq, name) }, CheckActive)
+}
+
+// QueuesUsing names the ClusterQueues whose admission checks include check, sorted.
+func QueuesUsing(ctx context.Context, kq kueueclient.Interface, check string) ([]string, error) {
+	list, err := kq.KueueV1beta2().ClusterQueues().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing ClusterQueues: %w", err)
+	}
+	var out []string
+	for _, cq := range list.Items {
+		if s := cq.Spec.AdmissionChecksStrategy; s != nil && slices.ContainsFunc(s.AdmissionChecks, func(r kueue.AdmissionCheckStrategyRule) bool {
+			return string(r.Name) == check
+		}) {
+			out = append(out, cq.Name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// DeleteConfig deletes the AdmissionCheck and then the MultiKueueConfig.
+func DeleteConfig(ctx context.Context, kq kueueclient.Interface, name string) error {
+	if err := kq.KueueV1beta2().AdmissionChecks().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting AdmissionCheck %s: %w", name, err)
+	}
+	if err := kq.KueueV1beta2().MultiKueueConfigs().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting MultiKueueConfig %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package provider
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+)
+
+// workerEndpoint is how the manager reaches the worker: the API server URL and CA that GKE reports for it; nil when
+// GKE has no such cluster.
+type workerEndpoint struct {
+	ref    clusterRef
+	server string
+	ca     []byte
+}
+
+func (r *multiKueueWorkerResource) findWorker(ctx context.Context, m *multiKueueWorkerModel) (*workerEndpoint, error) {
+	ref, err := resolveCluster(m.WorkerCluster.ValueString(), "", "", r.clients)
+	if err != nil {
+		return nil, fmt.Errorf("worker_cluster: %w", err)
+	}
+	client, err := r.clients.GKE(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to GKE: %w", err)
+	}
+	cl, err := findCluster(ctx, client, ref)
+	if gke.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading worker cluster %s: %w", ref, err)
+	}
+	return endpointOf(ref, cl)
+}
+
+func endpointOf(ref clusterRef, cl *containerpb.Cluster) (*workerEndpoint, error) {
+	ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
+	if err != nil {
+		return nil, fmt.Errorf("worker cluster %s reports a CA that is not base64: %w", ref, err)
+	}
+	return &workerEndpoint{ref: ref, server: "https://" + cl.GetEndpoint(), ca: ca}, nil
+}
+
+// makeCredentials makes the worker's ServiceAccount, its rights and token, and returns the kubeconfig for the manager.
+func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multiKueueWorkerModel) ([]byte, error) {
+	ep, err := r.findWorker(ctx, m)
+	if err == nil && ep == nil {
+		err = fmt.Errorf("GKE has no worker cluster %s", m.WorkerCluster.ValueString())
+	}
+	if err != nil {
+		return nil, err
+	}
+	w, err := r.clients.Kube(ctx, ep.ref)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
+	}
+	token, err := multikueue.Ensure(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, m.worker())
+	if err != nil {
+		return nil, fmt.Errorf("on the worker %s: %w", ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err))
+	}
+	return multikueue.Kubeconfig(ep.server, ep.ca, token), nil
+}
+
+// workerKube connects to the worker cluster; nil clients (and true) when GKE no longer has it.
+func (r *multiKueueWorkerResource) workerKube(ctx context.Context, m *multiKueueWorkerModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
+	ep, err := r.findWorker(ctx, m)
+	if err != nil {
+		diags.AddAttributeError(path.Root("worker_cluster"), "reaching the worker", err.Error())
+		return nil, false
+	}
+	if ep == nil {
+		return nil, true
+	}
+	w, err := r.clients.Kube(ctx, ep.ref)
+	if err != nil {
+		diags.AddError("connecting to the worker", err.Error())
+		return nil, false
+	}
+	return w, true
+}
+
+// credentialsCurrent reports whether the manager's Secret still reaches the worker as it is now: its endpoint, CA and
+// the ServiceAccount's current token. A kubeconfig the user brought cannot be compared (it is never stored): it is
+// current while the Secret holds one. An imported worker (worker_cluster unknown) is found by the Secret's server.
+func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *kube.Clients, m *multiKueueWorkerModel) (bool, error) {
+	kc, found, err := multikueue.SecretKubeconfig(ctx, c.Core, m.SecretName.ValueString())
+	if err != nil {
+		return false, c.Explain("MultiKueueCluster", m.Name.ValueString(), err)
+	}
+	if m.WorkerCluster.IsNull() && found {
+		if err := r.adoptWorker(ctx, m, multikueue.Server(kc)); err != nil {
+			return false, err
+		}
+	}
+	if !found || len(kc) == 0 {
+		return false, nil
+	}
+	if m.bringsKubeconfig() {
+		return true, nil
+	}
+	ep, err := r.findWorker(ctx, m)
+	if err != nil || ep == nil {
+		return false, err
+	}
+	w, err := r.clients.Kube(ctx, ep.ref)
+	if err != nil {
+		return false, fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
+	}
+	token, err := multikueue.Token(ctx, w.Core, m.worker())
+	if err != nil {
+		return false, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)
+	}
+	return len(token) > 0 && multikueue.Matches(kc, ep.server, ep.ca, token), nil
+}
+
+// adoptWorker sets worker_cluster, on import, to the GKE cluster (in the manager's project) whose endpoint the
+// kubeconfig reaches.
+func (r *multiKueueWorkerResource) adoptWorker(ctx context.Context, m *multiKueueWorkerModel, server string) error {
+	project, _ := r.clients.Defaults()
+	if !m.Project.IsNull() && m.Project.ValueString() != "" {
+		project = m.Project.ValueString()
+	}
+	client, err := r.clients.GKE(ctx)
+	if err != nil {
+		return fmt.Errorf("connecting to GKE: %w", err)
+	}
+	list, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.ListClustersResponse, error) {
+		return client.API().ListClusters(ctx, &containerpb.ListClustersRequest{Parent: fmt.Sprintf("projects/%s/locations/-", project)})
+	})
+	if err != nil {
+		return fmt.Errorf("listing the clusters of project %s: %w", project, err)
+	}
+	for _, cl := range list.GetClusters() {
+		if "https://"+cl.GetEndpoint() == server {
+			m.WorkerCluster = types.StringValue(clusterRef{Project: project, Location: cl.GetLocation(), Name: cl.GetName()}.String())
+			return nil
+		}
+	}
+	return fmt.Errorf("no GKE cluster of project %s has the endpoint %s that Secret %s/%s reaches: set worker_cluster in the configuration and import again",
+		project, server, multikueue.KueueNamespace, m.SecretName.ValueString())
+}

@@ -1,0 +1,49 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+)
+
+type multiKueueWorkerModel struct {
+	ID                  types.String   `tfsdk:"id"`
+	Cluster             types.String   `tfsdk:"cluster"`
+	Project             types.String   `tfsdk:"project"`
+	Location            types.String   `tfsdk:"location"`
+	Name                types.String   `tfsdk:"name"`
+	WorkerCluster       types.String   `tfsdk:"worker_cluster"`
+	ServiceAccount      types.String   `tfsdk:"service_account"`
+	SecretName          types.String   `tfsdk:"secret_name"`
+	KubeconfigWO        types.String   `tfsdk:"kubeconfig_wo"`
+	KubeconfigWOVersion types.Int64    `tfsdk:"kubeconfig_wo_version"`
+	CredentialsCurrent  types.Bool     `tfsdk:"credentials_current"`
+	Active              types.Bool     `tfsdk:"active"`
+	ActiveReason        types.String   `tfsdk:"active_reason"`
+	ActiveMessage       types.String   `tfsdk:"active_message"`
+	Timeouts            timeouts.Value `tfsdk:"timeouts"`
+}
+
+// defaultSecretName is secret_name when the configuration leaves it out.
+func defaultSecretName(name string) string { return name + "-kubeconfig" }
+
+// bringsKubeconfig reports whether the user supplies the kubeconfig (kubeconfig_wo) instead of the provider making
+// the worker's ServiceAccount.
+func (m *multiKueueWorkerModel) bringsKubeconfig() bool { return !m.KubeconfigWOVersion.IsNull() }
+
+func (m *multiKueueWorkerModel) worker() multikueue.Worker {
+	return multikueue.Worker{ServiceAccount: m.ServiceAccount.ValueString()}
+}
+
+// flattenWorker records what Kueue says of the MultiKueueCluster, and the Secret it names.
+func flattenWorker(m *multiKueueWorkerModel, mkc *kueue.MultiKueueCluster) {
+	active, reason, msg := multikueue.Active(mkc)
+	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(active), types.StringValue(reason), types.StringValue(msg)
+	if kc := mkc.Spec.ClusterSource.KubeConfig; kc != nil {
+		m.SecretName = types.StringValue(kc.Location)
+	} else {
+		m.SecretName = types.StringValue("")
+	}
+}

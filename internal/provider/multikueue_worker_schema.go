@@ -1,0 +1,89 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
+)
+
+func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "One worker cluster of a MultiKueue manager. On the worker: a ServiceAccount in `kueue-system`, the " +
+			"ClusterRole and ClusterRoleBinding MultiKueue needs, and a token Secret. On the manager (`cluster`): the Secret " +
+			"with the kubeconfig Kueue reads (`kueue-system/<secret_name>`, key `kubeconfig`) and the `MultiKueueCluster` that " +
+			"names it; apply waits until Kueue reports the worker `Active`. The token and the kubeconfig never reach state or " +
+			"logs: the provider reads the token from the worker and writes the Secret itself. A kubeconfig you bring instead " +
+			"goes in the write-only `kubeconfig_wo` (Terraform 1.11+).",
+		Attributes: withClusterScope(map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "`projects/P/locations/L/clusters/C/multiKueueClusters/NAME` (the manager's cluster), or `NAME` when the provider has a `kubernetes` block; the import id.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				Validators:          []validator.String{validators.DNSLabel()},
+				MarkdownDescription: "Name of the `MultiKueueCluster`, which a `dwsfallback_multikueue_config` lists.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"worker_cluster": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The worker's GKE cluster: its id `projects/P/locations/L/clusters/NAME` (the `id` of `dwsfallback_cluster`), " +
+					"or its name in the provider's project and location. The manager reaches it at the endpoint and CA GKE reports.",
+				Validators:    []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })},
+				PlanModifiers: []planmodifier.String{sameClusterModifier("worker")},
+			},
+			"service_account": schema.StringAttribute{
+				Optional: true, Computed: true,
+				Default:             stringdefault.StaticString("multikueue-sa"),
+				Validators:          []validator.String{validators.DNSLabel(), stringvalidator.ConflictsWith(path.MatchRoot("kubeconfig_wo"))},
+				MarkdownDescription: "ServiceAccount the manager acts as on the worker, in `kueue-system`; its ClusterRole, ClusterRoleBinding and token Secret (`<name>-token`) are named after it. Kueue's own script uses `multikueue-sa`, the default. Unused with `kubeconfig_wo`.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"secret_name": schema.StringAttribute{
+				Optional: true, Computed: true,
+				Validators:          []validator.String{validators.DNSLabel()},
+				MarkdownDescription: "Secret in the manager's `kueue-system` that holds the worker's kubeconfig (key `kubeconfig`). Defaults to `<name>-kubeconfig`.",
+			},
+			"kubeconfig_wo": schema.StringAttribute{
+				Optional: true, Sensitive: true, WriteOnly: true,
+				MarkdownDescription: "A kubeconfig for the worker that you bring (write-only: never stored). Kueue accepts a bearer token and inline CA data only: no token files, exec plugins, auth providers, insecure TLS or CA file paths. " +
+					"The provider then makes nothing on the worker. Change `kubeconfig_wo_version` to write a new one.",
+			},
+			"kubeconfig_wo_version": schema.Int64Attribute{
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("kubeconfig_wo"))},
+				MarkdownDescription: "Version of `kubeconfig_wo`; a new value writes the kubeconfig again (rotation). Required with `kubeconfig_wo`.",
+			},
+			"credentials_current": schema.BoolAttribute{
+				Computed: true,
+				MarkdownDescription: "Whether the manager's Secret still holds what reaches the worker: the worker's current endpoint, CA and token. " +
+					"A token rotated on the worker (its token Secret deleted), a Secret edited or deleted by hand, or a worker that moved reads as `false`, and the next apply writes it again.",
+			},
+			"active": schema.BoolAttribute{
+				Computed:            true,
+				MarkdownDescription: "Kueue's `Active` condition of the `MultiKueueCluster`: whether the manager is connected to the worker.",
+			},
+			"active_reason": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Reason of the `Active` condition, e.g. `Active` (message `Connected`), `BadKubeConfig` (Secret or key missing), `InsecureKubeConfig` (a kubeconfig Kueue refuses), `ClientConnectionFailed` (the worker cannot be reached or watched: Kueue watches every kind of every integration it enables on each worker, so their CRDs must be installed there).",
+			},
+			"active_message": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Message of the `Active` condition.",
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		}, false, "worker"),
+	}
+}

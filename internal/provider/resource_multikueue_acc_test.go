@@ -1,0 +1,183 @@
+package provider
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+)
+
+// clusterClients are admin clients of an emulated cluster's own control plane, reached as GKE reports it.
+func clusterClients(t *testing.T, name string) *kube.Clients {
+	t.Helper()
+	cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterRef{testProject, testLocation, name})
+	if err != nil {
+		t.Fatalf("reading cluster %s: %v", name, err)
+	}
+	ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := kube.New(kube.Target{Host: "https://" + cl.GetEndpoint(), CAData: ca, BearerToken: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+const multiKueueManagerConfig = `
+resource "dwsfallback_cluster" "manager" {
+  name                = "mk-manager"
+  deletion_protection = false
+}
+
+resource "dwsfallback_cluster" "w1" {
+  name                = "mk-w1"
+  deletion_protection = false
+  depends_on          = [dwsfallback_cluster.manager]
+}
+
+resource "dwsfallback_cluster" "w2" {
+  name                = "mk-w2"
+  deletion_protection = false
+  depends_on          = [dwsfallback_cluster.manager]
+}
+
+resource "dwsfallback_multikueue_worker" "w1" {
+  cluster        = dwsfallback_cluster.manager.id
+  name           = "mk-w1"
+  worker_cluster = dwsfallback_cluster.w1.id
+}
+
+resource "dwsfallback_multikueue_worker" "w2" {
+  cluster        = dwsfallback_cluster.manager.id
+  name           = "mk-w2"
+  worker_cluster = dwsfallback_cluster.w2.id
+}
+
+resource "dwsfallback_multikueue_config" "mk" {
+  cluster = dwsfallback_cluster.manager.id
+  name    = "multikueue"
+  workers = [dwsfallback_multikueue_worker.w1.name, dwsfallback_multikueue_worker.w2.name]
+}
+
+resource "dwsfallback_kueue_queue" "manager" {
+  cluster          = dwsfallback_cluster.manager.id
+  name             = "cluster-queue"
+  flavors          = [{ name = "default-flavor", quotas = { cpu = "100", memory = "400Gi", "google.com/tpu" = "64" } }]
+  local_queues     = [{ namespace = "default", name = "user-queue" }]
+  admission_checks = [dwsfallback_multikueue_config.mk.admission_check]
+}
+`
+
+// TestAccMultiKueue_manager: a manager and two worker clusters, each its own control plane. The workers' credentials
+// are made by the provider and Kueue on the manager connects to both; the check and the queue are Active. No token or
+// kubeconfig reaches state. A token rotated on a worker, and a config changed with kubectl, show in the plan and the
+// next apply repairs them; the objects import with an empty plan.
+func TestAccMultiKueue_manager(t *testing.T) {
+	requireStack(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: multiKueueManagerConfig,
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w1", "active", "true"),
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w1", "active_reason", "Active"),
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "active", "true"),
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "secret_name", "mk-w2-kubeconfig"),
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "credentials_current", "true"),
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_config.mk", "active_reason", "Active"),
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_config.mk", "admission_check", "multikueue"),
+					resource.TestCheckResourceAttr("dwsfallback_kueue_queue.manager", "active", "true"),
+					func(s *terraform.State) error {
+						// Nothing in state may be a worker's token or a kubeconfig.
+						for _, w := range []string{"mk-w1", "mk-w2"} {
+							tok, err := multikueue.Token(context.Background(), clusterClients(t, w).Core, multikueue.Worker{ServiceAccount: "multikueue-sa"})
+							if err != nil || len(tok) == 0 {
+								return fmt.Errorf("no token on %s: %v", w, err)
+							}
+							for _, rs := range s.RootModule().Resources {
+								for k, v := range rs.Primary.Attributes {
+									if strings.Contains(v, string(tok)) || strings.Contains(v, "certificate-authority-data") {
+										return fmt.Errorf("%s.%s holds %s's token or a kubeconfig", rs.Type, k, w)
+									}
+								}
+							}
+						}
+						return nil
+					},
+				),
+			},
+			{
+				// The token is rotated on the worker: its Secret is deleted, and the manager's kubeconfig is stale.
+				PreConfig: func() {
+					w := clusterClients(t, "mk-w1")
+					if err := w.Core.Secrets(multikueue.KueueNamespace).Delete(context.Background(), "multikueue-sa-token", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             multiKueueManagerConfig,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: multiKueueManagerConfig,
+				Check:  resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w1", "credentials_current", "true"),
+			},
+			{
+				// A worker dropped from the config with kubectl shows as drift.
+				PreConfig: func() {
+					m := clusterClients(t, "mk-manager")
+					patch := []byte(`{"spec":{"clusters":["mk-w2"]}}`)
+					if _, err := m.Kueue.KueueV1beta2().MultiKueueConfigs().Patch(context.Background(), "multikueue", "application/merge-patch+json", patch, metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             multiKueueManagerConfig,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{Config: multiKueueManagerConfig},
+			{
+				// DWS on the manager: Kueue would make the queue inactive, so the apply refuses before writing.
+				Config: multiKueueManagerConfig + `
+resource "dwsfallback_kueue_queue" "with_dws" {
+  cluster = dwsfallback_cluster.manager.id
+  name    = "dws-and-multikueue"
+  flavors = [{ name = "mk-dws", node_labels = { "cloud.google.com/gke-nodepool" = "dws-pool" },
+    quotas       = { cpu = "1", memory = "1Gi", "google.com/tpu" = "4" },
+  provisioning = { admission_check = "mk-dws-prov", config = "mk-dws-config" } }]
+  admission_checks = [dwsfallback_multikueue_config.mk.admission_check]
+}
+`,
+				ExpectError: regexp.MustCompile(`MultiKueueWithProvisioningRequest(.|\n)*Nothing was written`),
+			},
+			{
+				Config:                  multiKueueManagerConfig,
+				ResourceName:            "dwsfallback_multikueue_worker.w1",
+				ImportState:             true,
+				ImportStateId:           clusterRef{testProject, testLocation, "mk-manager"}.String() + "/multiKueueClusters/mk-w1",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts", "cluster"},
+			},
+			{
+				Config:                  multiKueueManagerConfig,
+				ResourceName:            "dwsfallback_multikueue_config.mk",
+				ImportState:             true,
+				ImportStateId:           clusterRef{testProject, testLocation, "mk-manager"}.String() + "/multiKueueConfigs/multikueue",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts", "cluster"},
+			},
+		},
+	})
+}

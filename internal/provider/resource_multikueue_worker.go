@@ -1,0 +1,283 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*multiKueueWorkerResource)(nil)
+	_ resource.ResourceWithImportState    = (*multiKueueWorkerResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*multiKueueWorkerResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*multiKueueWorkerResource)(nil)
+)
+
+// Kueue connects to a new worker within seconds; the wait is for a worker whose API server is still starting.
+const defaultMultiKueueWorkerTimeout = 5 * time.Minute
+
+func NewMultiKueueWorkerResource() resource.Resource { return &multiKueueWorkerResource{} }
+
+type multiKueueWorkerResource struct {
+	clients clients
+}
+
+func (r *multiKueueWorkerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_multikueue_worker"
+}
+
+func (r *multiKueueWorkerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *multiKueueWorkerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan multiKueueWorkerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var given types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kubeconfig_wo"), &given)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultMultiKueueWorkerTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r.write(ctx, &plan, given.ValueString(), "creating", &resp.State, &resp.Diagnostics)
+}
+
+func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var st multiKueueWorkerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
+	if !ok {
+		return
+	}
+	mkc, err := multikueue.FindCluster(ctx, c.Kueue, st.Name.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueCluster (%s)", st.Name.ValueString()), c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
+		return
+	}
+	if mkc == nil {
+		resp.Diagnostics.AddWarning("MultiKueueCluster not found", fmt.Sprintf("MultiKueueCluster %s no longer exists on %s; it will be created again.", st.Name.ValueString(), c.Host))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	flattenWorker(&st, mkc)
+	current, err := r.credentialsCurrent(ctx, c, &st)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading the credentials of MultiKueueCluster (%s)", st.Name.ValueString()), err.Error())
+		return
+	}
+	st.CredentialsCurrent = types.BoolValue(current)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, st multiKueueWorkerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+	var given types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("kubeconfig_wo"), &given)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultMultiKueueWorkerTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if !r.write(ctx, &plan, given.ValueString(), "updating", &resp.State, &resp.Diagnostics) {
+		return
+	}
+	// The Secret moved: the old one holds credentials nothing names any more.
+	if old := st.SecretName.ValueString(); old != "" && old != plan.SecretName.ValueString() {
+		if c, ok := r.kube(ctx, &plan, &resp.Diagnostics); ok {
+			if err := multikueue.DeleteSecret(ctx, c.Core, old); err != nil {
+				resp.Diagnostics.AddError("removing the previous kubeconfig Secret", c.Explain("MultiKueueCluster", plan.Name.ValueString(), err).Error())
+			}
+		}
+	}
+}
+
+func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var st multiKueueWorkerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := st.Timeouts.Delete(ctx, defaultMultiKueueWorkerTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, ok := r.kube(ctx, &st, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	summary := fmt.Sprintf("deleting MultiKueueCluster (%s)", st.Name.ValueString())
+	// Refused before anything goes: a MultiKueueConfig that still lists the worker would lose it silently.
+	users, err := multikueue.ConfigsListing(ctx, c.Kueue, st.Name.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
+		return
+	}
+	if len(users) > 0 {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("MultiKueueConfig %v still lists worker %s on %s: remove it from their clusters (the workers of dwsfallback_multikueue_config) first. Nothing was deleted.",
+			users, st.Name.ValueString(), c.Host))
+		return
+	}
+	if err := multikueue.DeleteCluster(ctx, c.Kueue, st.Name.ValueString()); err != nil {
+		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
+		return
+	}
+	if err := multikueue.DeleteSecret(ctx, c.Core, st.SecretName.ValueString()); err != nil {
+		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
+		return
+	}
+	if st.bringsKubeconfig() {
+		return
+	}
+	w, ok := r.workerKube(ctx, &st, &resp.Diagnostics)
+	if !ok || w == nil {
+		return // the worker cluster is gone, and its objects with it
+	}
+	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.worker()); err != nil {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("removing the ServiceAccount and its rights on the worker: %v", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err)))
+	}
+}
+
+func (r *multiKueueWorkerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	st := multiKueueWorkerModel{Timeouts: timeoutsNull(), KubeconfigWO: types.StringNull(), KubeconfigWOVersion: types.Int64Null(),
+		ServiceAccount: types.StringValue("multikueue-sa"), WorkerCluster: types.StringNull()}
+	var name string
+	var err error
+	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/multiKueueClusters/", "NAME", r.clients)
+	if err != nil {
+		resp.Diagnostics.AddError("importing MultiKueueCluster", err.Error())
+		return
+	}
+	st.ID, st.Name = types.StringValue(req.ID), types.StringValue(name)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+func (r *multiKueueWorkerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m multiKueueWorkerModel
+	_, diags := knownConfig(ctx, req.Config, &m)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !m.KubeconfigWO.IsNull() && !m.KubeconfigWO.IsUnknown() {
+		if m.KubeconfigWOVersion.IsNull() {
+			resp.Diagnostics.AddAttributeError(path.Root("kubeconfig_wo_version"), "kubeconfig_wo needs a version",
+				"Set kubeconfig_wo_version with kubeconfig_wo: the kubeconfig is never stored, so a new version is how a changed one is written.")
+		}
+		if err := multikueue.CheckKubeconfig([]byte(m.KubeconfigWO.ValueString())); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("kubeconfig_wo"), "Kueue would refuse this kubeconfig", err.Error())
+		}
+	}
+}
+
+// ModifyPlan resolves the manager's cluster and the id, derives secret_name, and plans the credentials written again
+// when Read found them stale.
+func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	planNamedClusterScope(ctx, r.clients, req, resp, "multiKueueClusters")
+	var cfgSecret, name types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("secret_name"), &cfgSecret)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	changed := false
+	if cfgSecret.IsNull() {
+		want := types.StringUnknown()
+		if !name.IsUnknown() {
+			want = types.StringValue(defaultSecretName(name.ValueString()))
+		}
+		var planned types.String
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("secret_name"), &planned)...)
+		if !planned.Equal(want) {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"), want)...)
+			changed = true
+		}
+	}
+	var current types.Bool
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("credentials_current"), &current)...)
+	if !current.ValueBool() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("credentials_current"), types.BoolValue(true))...)
+		changed = changed || !req.State.Raw.IsNull()
+	}
+	if changed && !req.State.Raw.IsNull() {
+		for _, a := range []string{"active_reason", "active_message"} {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(a), types.StringUnknown())...)
+		}
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("active"), types.BoolUnknown())...)
+	}
+}
+
+// write makes the worker's credentials, the manager's Secret and the MultiKueueCluster, saves state, then waits
+// until Kueue reports the worker Active. given is the kubeconfig the user brings (kubeconfig_wo), "" when the
+// provider makes it.
+func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorkerModel, given, verb string, state stateSetter, diags *diag.Diagnostics) bool {
+	summary := fmt.Sprintf("%s MultiKueueCluster (%s)", verb, m.Name.ValueString())
+	c, ok := r.kube(ctx, m, diags)
+	if !ok {
+		return false
+	}
+	if verb == "creating" {
+		if have, err := multikueue.FindCluster(ctx, c.Kueue, m.Name.ValueString()); err != nil || have != nil {
+			msg := fmt.Sprintf("MultiKueueCluster %s already exists on %s: import it (terraform import, id %s) instead of creating it", m.Name.ValueString(), c.Host, m.ID.ValueString())
+			if err != nil {
+				msg = c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error()
+			}
+			diags.AddError(summary, msg)
+			return false
+		}
+	}
+	kubeconfig := []byte(given)
+	if !m.bringsKubeconfig() {
+		var err error
+		if kubeconfig, err = r.makeCredentials(ctx, m); err != nil {
+			diags.AddError(summary, err.Error())
+			return false
+		}
+	}
+	if err := multikueue.PutSecret(ctx, c.Core, m.SecretName.ValueString(), kubeconfig); err != nil {
+		diags.AddError(summary, c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error())
+		return false
+	}
+	mkc, err := multikueue.ApplyCluster(ctx, c.Kueue, m.Name.ValueString(), m.SecretName.ValueString(), kube.FieldManager, false)
+	if err != nil {
+		diags.AddError(summary, c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error())
+		return false
+	}
+	m.CredentialsCurrent = types.BoolValue(true)
+	flattenWorker(m, mkc)
+	// In state before the wait: a worker that never connects taints the resource instead of orphaning it.
+	diags.Append(state.Set(ctx, m)...)
+	if mkc, err = multikueue.WaitActive(ctx, c.Kueue, m.Name.ValueString()); mkc != nil {
+		flattenWorker(m, mkc)
+		diags.Append(state.Set(ctx, m)...)
+	}
+	if err != nil {
+		diags.AddError(summary, fmt.Sprintf("%v. Kueue on the manager could not use the worker; check that the worker cluster runs Kueue and is reachable from the manager.", err))
+		return false
+	}
+	return !diags.HasError()
+}
+
+func (r *multiKueueWorkerResource) kube(ctx context.Context, m *multiKueueWorkerModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
+	return kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
+}
