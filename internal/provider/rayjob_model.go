@@ -60,6 +60,7 @@ type rayJobStatusModel struct {
 	WorkloadName        types.String `tfsdk:"workload_name"`
 	Admitted            types.Bool   `tfsdk:"admitted"`
 	AdmittedFlavor      types.String `tfsdk:"admitted_flavor"`
+	DispatchedTo        types.String `tfsdk:"dispatched_to"`
 	AdmissionChecks     types.Map    `tfsdk:"admission_checks"`
 	JobStatus           types.String `tfsdk:"job_status"`
 	JobDeploymentStatus types.String `tfsdk:"job_deployment_status"`
@@ -95,6 +96,9 @@ var rayJobStatusAttributes = []struct{ name, kind, desc string }{
 	{"workload_name", "string", "Name of Kueue's Workload for the job."},
 	{"admitted", "bool", "Whether Kueue admitted the job."},
 	{"admitted_flavor", "string", "The ResourceFlavor of the TPU workers, e.g. `on-demand` (plan A) or `dws` (plan B)."},
+	{"dispatched_to", "string", "The MultiKueue worker that runs the job (its `MultiKueueCluster` name), from the manager's Workload " +
+		"`status.clusterName`: with Kueue's all-at-once dispatcher, the first worker that admitted it. Empty for a job not sent through " +
+		"MultiKueue, or not dispatched yet. The job's pods, and `nodes_by_pool`, are on that worker."},
 	{"admission_checks", "map", "Admission check name to state (`Pending`, `Ready`, `Retry`, `Rejected`)."},
 	{"job_status", "string", "Ray's job status (`PENDING`, `RUNNING`, `SUCCEEDED`, `FAILED`, `STOPPED`)."},
 	{"job_deployment_status", "string", "KubeRay's deployment status (`Suspended`, `Initializing`, `Running`, `Complete`, `Failed`, ...)."},
@@ -112,6 +116,7 @@ var rayJobStatusAttributes = []struct{ name, kind, desc string }{
 // equal reports whether two statuses say the same, attribute by attribute.
 func (m rayJobStatusModel) equal(o rayJobStatusModel) bool {
 	return m.WorkloadName.Equal(o.WorkloadName) && m.Admitted.Equal(o.Admitted) && m.AdmittedFlavor.Equal(o.AdmittedFlavor) &&
+		m.DispatchedTo.Equal(o.DispatchedTo) &&
 		m.AdmissionChecks.Equal(o.AdmissionChecks) && m.JobStatus.Equal(o.JobStatus) && m.JobDeploymentStatus.Equal(o.JobDeploymentStatus) &&
 		m.RayClusterName.Equal(o.RayClusterName) && m.DashboardURL.Equal(o.DashboardURL) && m.StartTime.Equal(o.StartTime) &&
 		m.EndTime.Equal(o.EndTime) && m.Message.Equal(o.Message) && m.NodesByPool.Equal(o.NodesByPool)
@@ -422,12 +427,15 @@ func flattenJobStatus(m *rayJobStatusModel, p jobProgress) {
 	m.DashboardURL = types.StringValue(st.DashboardURL)
 	m.StartTime, m.EndTime = timeValue(st.StartTime), timeValue(st.EndTime)
 	m.Message = types.StringValue(st.Message)
-	m.WorkloadName, m.AdmittedFlavor = types.StringValue(""), types.StringValue("")
+	m.WorkloadName, m.AdmittedFlavor, m.DispatchedTo = types.StringValue(""), types.StringValue(""), types.StringValue("")
 	m.Admitted = types.BoolValue(p.admitted())
 	checks := map[string]attr.Value{}
 	if wl := p.wl; wl != nil {
 		m.WorkloadName = types.StringValue(wl.Name)
 		m.AdmittedFlavor = types.StringValue(acceleratorAssignment(wl))
+		if wl.Status.ClusterName != nil {
+			m.DispatchedTo = types.StringValue(*wl.Status.ClusterName)
+		}
 		for _, ch := range wl.Status.AdmissionChecks {
 			checks[string(ch.Name)] = types.StringValue(string(ch.State))
 		}
@@ -565,6 +573,7 @@ func withSpecHash(job *rayv1.RayJob) map[string]string {
 }
 
 func setUnknownStatus(m *rayJobStatusModel) {
+	m.DispatchedTo = types.StringValue("")
 	m.WorkloadName, m.AdmittedFlavor, m.JobStatus, m.JobDeploymentStatus = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("")
 	m.RayClusterName, m.DashboardURL, m.StartTime, m.EndTime, m.Message = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("")
 	m.Admitted, m.AdmissionChecks = types.BoolValue(false), types.MapValueMust(types.StringType, nil)

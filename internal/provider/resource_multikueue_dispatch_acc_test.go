@@ -65,21 +65,34 @@ resource "dwsfallback_kueue_queue" "manager" {
 // TestAccMultiKueue_dispatch: a manager and two workers, each worker with the tutorial's DWS pool pair and queue.
 // With the first worker's DWS never provisioning and the second's provisioning, a RayJob submitted to the manager is
 // dispatched to the second worker: the manager's Workload names it in status.clusterName, the job runs there, and
-// the copy on the first worker is gone.
+// the copy on the first worker is gone. A dwsfallback_rayjob on the manager waits across the hop until admitted, and
+// reports the worker in dispatched_to.
 func TestAccMultiKueue_dispatch(t *testing.T) {
 	requireStack(t)
 	cfg := multiKueueDispatchManager + multiKueueWorkerConfig("mkdw1") + multiKueueWorkerConfig("mkdw2")
+	// The same job through Terraform, on the manager: not elastic, Ray's autoscaler off (Kueue refuses it otherwise).
+	job := strings.NewReplacer("dwsfallback_tpu_pool_pair.test", "dwsfallback_tpu_pool_pair.mkdw2", "dwsfallback_kueue_queue.test", "dwsfallback_kueue_queue.manager",
+		"elastic    = true", "elastic    = false\n  enable_in_tree_autoscaling = false").Replace(jobsConfig("mkd-manager", "mkd", []int{2}, `wait_for = "admitted"`))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: cfg,
-			Check: func(*terraform.State) error {
-				if !emu.SetClusterDWS("mkdw1", gkeemu.DWSPending, 0) || !emu.SetClusterDWS("mkdw2", gkeemu.DWSProvision, 500*time.Millisecond) {
-					return fmt.Errorf("no worker clusters to set DWS on")
-				}
-				return dispatchJob(t)
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					if !emu.SetClusterDWS("mkdw1", gkeemu.DWSPending, 0) || !emu.SetClusterDWS("mkdw2", gkeemu.DWSProvision, 500*time.Millisecond) {
+						return fmt.Errorf("no worker clusters to set DWS on")
+					}
+					return dispatchJob(t)
+				},
 			},
-		}},
+			{
+				Config: cfg + job,
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("dwsfallback_rayjob.job2", "admitted", "true"),
+					resource.TestCheckResourceAttr("dwsfallback_rayjob.job2", "dispatched_to", "mkdw2"),
+				),
+			},
+		},
 	})
 }
 
