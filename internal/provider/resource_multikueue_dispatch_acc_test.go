@@ -2,7 +2,10 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +156,50 @@ func dispatchJob(t *testing.T) error {
 		time.Sleep(500 * time.Millisecond)
 	}
 	return fmt.Errorf("after dispatch to mkdw2: the RayJob is not there, or mkdw1 still holds a Workload copy")
+}
+
+// TestAccExample_multiRegion applies examples/multi-region as a user would, with its first worker's DWS never
+// provisioning: every job runs in the second worker, and the example's dispatched_to output says so.
+func TestAccExample_multiRegion(t *testing.T) {
+	requireStack(t)
+	dir := t.TempDir()
+	for src, dst := range map[string]string{
+		"../../examples/multi-region/main.tf": "multi-region/main.tf",
+		"../../examples/tutorial/train.py":    "tutorial/train.py",
+	} {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, dst)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tf := newTFRun(t, "")
+	tf.dir = filepath.Join(dir, "multi-region")
+	vars := []string{"-var", "manager_cluster=mre-manager", "-var", `worker_clusters=["mre-a","mre-b"]`,
+		"-var", `worker_locations=["us-east5-a","us-east5-b"]`, "-var", "deletion_protection=false"}
+	t.Cleanup(func() { tf.run(append([]string{"apply", "-destroy", "-auto-approve", "-input=false"}, vars...)...) })
+	// The workers first, to set their DWS; then the jobs.
+	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false", "-var", "jobs=0"}, vars...)...)
+	if !emu.SetClusterDWS("mre-a", gkeemu.DWSPending, 0) || !emu.SetClusterDWS("mre-b", gkeemu.DWSProvision, 500*time.Millisecond) {
+		t.Fatal("the example's workers are not in the emulator")
+	}
+	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
+	var dispatched map[string]string
+	if err := json.Unmarshal([]byte(tf.mustRun("output", "-json", "dispatched_to")), &dispatched); err != nil {
+		t.Fatal(err)
+	}
+	if len(dispatched) != 2 {
+		t.Fatalf("dispatched_to = %v, want two jobs", dispatched)
+	}
+	for job, worker := range dispatched {
+		if worker != "mre-b" {
+			t.Errorf("%s dispatched to %q, want mre-b (mre-a's DWS never provisions)", job, worker)
+		}
+	}
+	tf.mustRun(append([]string{"plan", "-detailed-exitcode", "-input=false"}, vars...)...)
 }
