@@ -4,26 +4,7 @@
 # same GKE emulator. Then examples/capacity-fallback runs the same jobs on a ComputeClass while plan A's zone has no
 # capacity: they run on plan B's flex-start pool.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-local_dir=$top/.local
-. "$local_dir/env"
-cat >"$local_dir/terraformrc" <<RC
-provider_installation {
-  dev_overrides {
-    "dwsfallback/dwsfallback" = "$local_dir/bin"
-  }
-  direct {}
-}
-RC
-export TF_CLI_CONFIG_FILE=$local_dir/terraformrc
-export CLOUDSDK_CONFIG=$local_dir/gcloud
-mkdir -p "$CLOUDSDK_CONFIG"
-printf %s "$GOOGLE_OAUTH_ACCESS_TOKEN" >"$local_dir/gcloud-token"
-chmod 600 "$local_dir/gcloud-token"
-gcloud config set auth/access_token_file "$local_dir/gcloud-token" -q >/dev/null 2>&1
-gcloud config set api_endpoint_overrides/container "$DWSFALLBACK_CONTAINER_ENDPOINT/" -q >/dev/null 2>&1
-gcloud config set api_endpoint_overrides/serviceusage "$DWSFALLBACK_CONTAINER_ENDPOINT/" -q >/dev/null 2>&1
-gcloud config set core/project "$GOOGLE_PROJECT" -q >/dev/null 2>&1
+. "$(dirname "$0")/demo-env.sh"
 work=$local_dir/demo
 mkdir -p "$work"
 cp "$top"/examples/tutorial/*.tf "$top"/examples/tutorial/*.py "$work/"
@@ -72,8 +53,9 @@ stockout on-demand-pool off
 trap - EXIT
 echo "    nodes_by_pool: each job's TPU workers on flex-start-pool (plan B), heads on default-pool"
 terraform -chdir="$capacity/capacity-fallback" output nodes_by_pool | sed 's/^/    /'
-echo "    ComputeClass tpu-fallback, as GKE's autoscaler reports it:"
-kubectl get computeclass tpu-fallback -o go-template='{{range .status.priorityStatuses}}      priority {{.identifier}}: {{if .conditions}}{{range .conditions}}{{.type}} {{.reason}}: {{.message}}{{end}}{{else}}not backed off{{end}}{{"\n"}}{{end}}'
+echo "    ComputeClass tpu-fallback on capacity-cluster (a control plane of its own), as GKE's autoscaler reports it:"
+KUBECONFIG=$capacity/kubeconfig gcloud container clusters get-credentials capacity-cluster --location=us-east5-b -q >/dev/null 2>&1
+KUBECONFIG=$capacity/kubeconfig kubectl get computeclass tpu-fallback -o go-template='{{range .status.priorityStatuses}}      priority {{.identifier}}: {{if .conditions}}{{range .conditions}}{{.type}} {{.reason}}: {{.message}}{{end}}{{else}}not backed off{{end}}{{"\n"}}{{end}}'
 
 cat <<TXT
 
@@ -85,7 +67,7 @@ Look around (in this shell: . .local/env; export CLOUDSDK_CONFIG=.local/gcloud):
   kubectl get nodes -L cloud.google.com/gke-nodepool          # nodes the emulator added, as GKE's autoscaler and DWS would
   kubectl describe node -l cloud.google.com/gke-nodepool=dws-pool | grep Taints   # cloud.google.com/gke-queued
   terraform -chdir=.local/demo plan        # no changes
-  kubectl get computeclass tpu-fallback -o yaml                      # priorities, and the status GKE's autoscaler writes
-  kubectl get nodes -L cloud.google.com/gke-nodepool,cloud.google.com/compute-class
+  KUBECONFIG=.local/demo-capacity/kubeconfig kubectl get computeclass tpu-fallback -o yaml   # capacity-cluster's: priorities and status
+  KUBECONFIG=.local/demo-capacity/kubeconfig kubectl get nodes -L cloud.google.com/gke-nodepool,cloud.google.com/compute-class
 Clean up: make demo-destroy && make local-down
 TXT

@@ -165,6 +165,10 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			writeError(w, invalid("bad delay %q: %v", body.Delay, err))
 			return
 		}
+		if m := DWSMode(body.Mode); m != DWSProvision && m != DWSFail && m != DWSPending {
+			writeError(w, invalid(`dws wants "mode": "provision", "fail" or "pending", got %q`, body.Mode))
+			return
+		}
 		if body.Cluster != "" {
 			if !s.SetClusterDWS(body.Cluster, DWSMode(body.Mode), delay) {
 				writeError(w, errorf(codes.NotFound, "no single emulated cluster named %q", body.Cluster))
