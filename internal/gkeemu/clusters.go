@@ -116,9 +116,6 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 	pb.Id = fmt.Sprintf("%032x", now.UnixNano())
 	pb.CreateTime = now.Format(time.RFC3339)
 	pb.CurrentMasterVersion, pb.CurrentNodeVersion = version, version
-	if err := s.openPlane(name, pb); err != nil {
-		return nil, errorf(codes.Internal, "Internal error encountered: starting the control plane: %v.", err)
-	}
 	pb.Status = containerpb.Cluster_PROVISIONING
 	if pb.Network == "" {
 		pb.Network, pb.Subnetwork = "default", "default"
@@ -140,6 +137,10 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 		s.fillNodePool(c, np)
 	}
 	pb.NodeConfig, _ = proto.Clone(pb.NodePools[0].GetConfig()).(*containerpb.NodeConfig)
+	// Last, once nothing can refuse the cluster: a refused create must not hold a control plane.
+	if err := s.openPlane(name, pb); err != nil {
+		return nil, errorf(codes.Internal, "Internal error encountered: starting the control plane: %v.", err)
+	}
 	s.clusters[name] = c
 	return s.startOp(c, containerpb.Operation_CREATE_CLUSTER, name, func() *apiError {
 		c.pb.Status = containerpb.Cluster_RUNNING

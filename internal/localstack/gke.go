@@ -25,14 +25,11 @@ type GKEOptions struct {
 func (s *Stack) AttachGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions) (*gkeemu.DWS, *gkeemu.Autoscaler, error) {
 	p := &planes{ctx: ctx, emu: emu, gke: o, primary: s, fronts: map[string]*front{}}
 	s.planes = p
-	dws, as, err := s.serveGKE(ctx, emu, o, p.holds)
-	if err != nil {
-		return nil, nil, err
-	}
+	// Clusters first: the autoscaler scoped to p.holds would remove the nodes of a cluster not yet given a plane.
 	if err := emu.SetControlPlanes(p); err != nil {
 		return nil, nil, err
 	}
-	return dws, as, nil
+	return s.serveGKE(ctx, emu, o, p.holds)
 }
 
 // serveGKE runs the emulator's part (DWS, autoscaler, the RayOperator add-on) on this control plane for the clusters

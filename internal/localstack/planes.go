@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -110,13 +111,17 @@ type front struct {
 	ca       *keyPair
 	srv      *http.Server
 
+	// ctx ends when the cluster is deleted, which stops a start under way.
+	ctx    context.Context
+	cancel context.CancelFunc
 	once   sync.Once
 	ready  chan struct{}
 	stk    *Stack
 	err    error
 	proxy  *httputil.ReverseProxy
-	cancel context.CancelFunc
 }
+
+var errClosed = errors.New("the cluster was deleted")
 
 func (p *planes) newFront(cluster string, seq int) (*front, error) {
 	ca, err := newCA("gke-emulator-" + lastSegment(cluster))
@@ -137,6 +142,7 @@ func (p *planes) newFront(cluster string, seq int) (*front, error) {
 	}
 	f := &front{p: p, cluster: cluster, ca: ca, endpoint: ln.Addr().String(), ready: make(chan struct{}),
 		dir: filepath.Join(p.primary.dir, "planes", fmt.Sprintf("%d-%s", seq, lastSegment(cluster)))}
+	f.ctx, f.cancel = context.WithCancel(p.ctx)
 	f.srv = &http.Server{Handler: f, ReadHeaderTimeout: 30 * time.Second,
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
 	go func() { _ = f.srv.ServeTLS(ln, "", "") }()
@@ -161,8 +167,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // emulator playing GKE's part for this cluster alone.
 func (f *front) start() {
 	defer close(f.ready)
-	ctx, cancel := context.WithCancel(f.p.ctx)
-	f.cancel = cancel
+	ctx := f.ctx
 	o := f.p.primary.opts
 	o.Dir, o.AuditLog, o.NoKueue = f.dir, false, false
 	sctx, scancel := context.WithTimeout(ctx, 5*time.Minute)
@@ -210,20 +215,13 @@ func (f *front) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = f.srv.Shutdown(ctx)
-	started := false
-	f.once.Do(func() { close(f.ready) }) // never started: nothing to wait for
-	select {
-	case <-f.ready:
-		started = true
-	case <-time.After(6 * time.Minute):
-	}
-	if f.cancel != nil {
-		f.cancel()
-	}
-	if started && f.stk != nil {
+	f.once.Do(func() { f.err = errClosed; close(f.ready) }) // never started: nothing to wait for
+	f.cancel()                                              // a start under way gives up, and stops what it started
+	<-f.ready
+	if f.stk != nil {
 		f.stk.Stop()
-		_ = os.RemoveAll(f.dir)
 	}
+	_ = os.RemoveAll(f.dir)
 }
 
 func lastSegment(key string) string {

@@ -194,13 +194,18 @@ func PutSecret(ctx context.Context, core corev1client.CoreV1Interface, name stri
 			Data: map[string][]byte{SecretKey: kubeconfig}}
 		_, err = core.Secrets(KueueNamespace).Create(ctx, s, metav1.CreateOptions{})
 	case err == nil:
-		if bytes.Equal(s.Data[SecretKey], kubeconfig) {
+		if bytes.Equal(s.Data[SecretKey], kubeconfig) && ours(s.Labels) {
 			return nil
 		}
 		if s.Data == nil {
 			s.Data = map[string][]byte{}
 		}
 		s.Data[SecretKey] = kubeconfig
+		// Written here from now on, so removed with the worker (DeleteSecret keeps Secrets it did not write).
+		if s.Labels == nil {
+			s.Labels = map[string]string{}
+		}
+		s.Labels[managedByLabel] = managedBy
 		_, err = core.Secrets(KueueNamespace).Update(ctx, s, metav1.UpdateOptions{})
 	}
 	if err != nil {
@@ -209,8 +214,11 @@ func PutSecret(ctx context.Context, core corev1client.CoreV1Interface, name stri
 	return nil
 }
 
-// SecretKubeconfig is the kubeconfig in the manager's Secret; found is false when the Secret is gone.
+// SecretKubeconfig is the kubeconfig in the manager's Secret; found is false when the Secret is gone or unnamed.
 func SecretKubeconfig(ctx context.Context, core corev1client.CoreV1Interface, name string) (kubeconfig []byte, found bool, err error) {
+	if name == "" {
+		return nil, false, nil
+	}
 	s, err := core.Secrets(KueueNamespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, false, nil
@@ -221,9 +229,19 @@ func SecretKubeconfig(ctx context.Context, core corev1client.CoreV1Interface, na
 	return s.Data[SecretKey], true, nil
 }
 
-// DeleteSecret removes the manager's Secret.
+// DeleteSecret removes the manager's Secret if this package wrote it; one it never wrote (named by an imported
+// MultiKueueCluster and since moved away from) is someone else's and stays.
 func DeleteSecret(ctx context.Context, core corev1client.CoreV1Interface, name string) error {
-	err := core.Secrets(KueueNamespace).Delete(ctx, name, metav1.DeleteOptions{})
+	if name == "" {
+		return nil
+	}
+	s, err := core.Secrets(KueueNamespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || (err == nil && !ours(s.Labels)) {
+		return nil
+	}
+	if err == nil {
+		err = core.Secrets(KueueNamespace).Delete(ctx, name, metav1.DeleteOptions{})
+	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting Secret %s/%s: %w", KueueNamespace, name, err)
 	}

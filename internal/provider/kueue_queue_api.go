@@ -523,12 +523,12 @@ func (r *kueueQueueResource) settle(ctx context.Context, c *kube.Clients, m *kue
 }
 
 // refuseMultiKueueWithDWS refuses, before anything is written, a queue that Kueue would make inactive: one with both
-// a MultiKueue check (from admission_checks) and a ProvisioningRequest check (a flavor's provisioning). Kueue's reason
-// is MultiKueueWithProvisioningRequest (ClusterQueue types, Kueue v0.17.0).
+// a MultiKueue check and a ProvisioningRequest check, from a flavor's provisioning or listed in admission_checks.
+// Kueue's reason is MultiKueueWithProvisioningRequest (ClusterQueue types, Kueue v0.17.0).
 func refuseMultiKueueWithDWS(ctx context.Context, c *kube.Clients, m *kueueQueueModel) error {
-	dws := m.checks()
-	if len(dws) == 0 {
-		return nil
+	var multi, prov []string
+	for _, ch := range m.checks() {
+		prov = append(prov, ch.p.AdmissionCheck.ValueString())
 	}
 	for _, name := range stringList(m.AdmissionChecks) {
 		ac, err := c.Kueue.KueueV1beta2().AdmissionChecks().Get(ctx, name, metav1.GetOptions{})
@@ -538,12 +538,18 @@ func refuseMultiKueueWithDWS(ctx context.Context, c *kube.Clients, m *kueueQueue
 		if err != nil {
 			return c.Explain("AdmissionCheck", name, err)
 		}
-		if ac.Spec.ControllerName == kueue.MultiKueueControllerName {
-			return fmt.Errorf("admission_checks lists %s, a MultiKueue check, and flavor provisioning adds ProvisioningRequest check %s: "+
-				"Kueue makes such a ClusterQueue inactive (MultiKueueWithProvisioningRequest: \"Cannot use both MultiKueue and ProvisioningRequest AdmissionChecks together\"). "+
-				"DWS belongs on the workers: drop provisioning from the manager's flavors, and give each worker's queue its own. Nothing was written",
-				name, dws[0].p.AdmissionCheck.ValueString())
+		switch ac.Spec.ControllerName {
+		case kueue.MultiKueueControllerName:
+			multi = append(multi, name)
+		case ProvisioningRequestController:
+			prov = append(prov, name)
 		}
 	}
-	return nil
+	if len(multi) == 0 || len(prov) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the queue would have MultiKueue check %s and ProvisioningRequest check %s: "+
+		"Kueue makes such a ClusterQueue inactive (MultiKueueWithProvisioningRequest: \"Cannot use both MultiKueue and ProvisioningRequest AdmissionChecks together\"). "+
+		"DWS belongs on the workers: drop provisioning from the manager's queue, and give each worker's queue its own. Nothing was written",
+		multi[0], prov[0])
 }

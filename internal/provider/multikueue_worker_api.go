@@ -113,13 +113,24 @@ func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *ku
 	}
 	w, err := r.clients.Kube(ctx, ep.ref)
 	if err != nil {
-		return false, fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
+		return false, &unreachable{ep.ref, err}
 	}
 	token, err := multikueue.Token(ctx, w.Core, m.worker())
 	if err != nil {
-		return false, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)
+		return false, &unreachable{ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)}
 	}
 	return len(token) > 0 && multikueue.Matches(kc, ep.server, ep.ca, token), nil
+}
+
+// unreachable is a worker GKE lists whose API server did not answer a refresh (an outage, an upgrade): the refresh
+// goes on, with a warning, rather than block every plan of the configuration.
+type unreachable struct {
+	ref clusterRef
+	err error
+}
+
+func (u *unreachable) Error() string {
+	return fmt.Sprintf("the worker %s did not answer, so its credentials could not be compared: %v", u.ref, u.err)
 }
 
 // adoptWorker sets worker_cluster, on import, to the GKE cluster (in the manager's project) whose endpoint the

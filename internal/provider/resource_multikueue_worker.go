@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -75,6 +76,11 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 	}
 	flattenWorker(&st, mkc)
 	current, err := r.credentialsCurrent(ctx, c, &st)
+	var down *unreachable
+	if errors.As(err, &down) {
+		resp.Diagnostics.AddWarning("Worker not reachable", down.Error()+". credentials_current reads false until it answers.")
+		err = nil
+	}
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading the credentials of MultiKueueCluster (%s)", st.Name.ValueString()), err.Error())
 		return
@@ -98,6 +104,14 @@ func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.Upda
 	defer cancel()
 	if !r.write(ctx, &plan, given.ValueString(), "updating", &resp.State, &resp.Diagnostics) {
 		return
+	}
+	// A kubeconfig brought instead of the one made here: the ServiceAccount's token would still open the worker.
+	if plan.bringsKubeconfig() && !st.bringsKubeconfig() {
+		if w, ok := r.workerKube(ctx, &st, &resp.Diagnostics); ok && w != nil {
+			if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.worker()); err != nil {
+				resp.Diagnostics.AddError("removing the ServiceAccount the manager no longer uses", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err).Error())
+			}
+		}
 	}
 	// The Secret moved: the old one holds credentials nothing names any more.
 	if old := st.SecretName.ValueString(); old != "" && old != plan.SecretName.ValueString() {
@@ -260,6 +274,10 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 	}
 	mkc, err := multikueue.ApplyCluster(ctx, c.Kueue, m.Name.ValueString(), m.SecretName.ValueString(), kube.FieldManager, false)
 	if err != nil {
+		if verb == "creating" {
+			// Not in state, so nothing would ever remove a Secret that opens the worker.
+			_ = multikueue.DeleteSecret(ctx, c.Core, m.SecretName.ValueString())
+		}
 		diags.AddError(summary, c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error())
 		return false
 	}
