@@ -53,10 +53,6 @@ func (r *kueueInstallResource) Update(ctx context.Context, req resource.UpdateRe
 // privateCreatedNamespace records that the install made its namespace, so that destroy removes it again (and only then).
 const privateCreatedNamespace = "created_namespace"
 
-type stateSetter interface {
-	Set(context.Context, any) diag.Diagnostics
-}
-
 // apply installs (create) or upgrades (update) the release, then waits for Kueue if asked to.
 func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Context, any) diag.Diagnostics, state stateSetter, private privateState, diags *diag.Diagnostics, create bool) {
 	var plan kueueInstallModel
