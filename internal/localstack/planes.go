@@ -169,7 +169,7 @@ func (f *front) start() {
 	defer close(f.ready)
 	ctx := f.ctx
 	o := f.p.primary.opts
-	o.Dir, o.AuditLog, o.NoKueue = f.dir, false, false
+	o.Dir, o.AuditLog, o.NoKueue, o.ca = f.dir, false, false, f.ca
 	sctx, scancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer scancel()
 	stk, err := Start(sctx, o)

@@ -42,6 +42,11 @@ type Options struct {
 	// AuditLog makes the API server write one JSON line per request (metadata only: verb, URI, user agent) to
 	// Stack.AuditLogPath, so that benchmarks count requests where they arrive.
 	AuditLog bool
+
+	// ca, when set, signs the API server's serving certificate instead of a CA of the stack's own: a cluster's
+	// control plane behind its front shares the front's CA, as a GKE cluster's tokens carry the CA its endpoint
+	// serves with (ca.crt), which kubeconfigs made from a token Secret rely on.
+	ca *keyPair
 }
 
 // Stack is a running control plane.
@@ -129,9 +134,11 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 	}
 
 	// Certificates: the API server's CA and serving certificate, and the service-account signing key.
-	ca, err := newCA("dwsfallback-local-ca")
-	if err != nil {
-		return nil, err
+	ca := o.ca
+	if ca == nil {
+		if ca, err = newCA("dwsfallback-local-ca"); err != nil {
+			return nil, err
+		}
 	}
 	serving, err := ca.serving("kube-apiserver", "kubernetes", "kubernetes.default", "kubernetes.default.svc")
 	if err != nil {
