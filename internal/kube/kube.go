@@ -3,6 +3,7 @@
 package kube
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -45,6 +46,9 @@ type Clients struct {
 	Config *rest.Config
 	// Host names the cluster in messages.
 	Host string
+	// Worker, when set, reaches the MultiKueue worker cluster a manager's MultiKueueCluster name stands for, so that
+	// a job dispatched there is followed to its pods.
+	Worker func(ctx context.Context, multiKueueCluster string) (*Clients, error)
 }
 
 // RESTConfig turns t into a client configuration.

@@ -140,21 +140,13 @@ func (r *multiKueueWorkerResource) adoptWorker(ctx context.Context, m *multiKueu
 	if !m.Project.IsNull() && m.Project.ValueString() != "" {
 		project = m.Project.ValueString()
 	}
-	client, err := r.clients.GKE(ctx)
+	ref, found, err := clusterAt(ctx, r.clients, project, server)
 	if err != nil {
-		return fmt.Errorf("connecting to GKE: %w", err)
+		return err
 	}
-	list, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.ListClustersResponse, error) {
-		return client.API().ListClusters(ctx, &containerpb.ListClustersRequest{Parent: fmt.Sprintf("projects/%s/locations/-", project)})
-	})
-	if err != nil {
-		return fmt.Errorf("listing the clusters of project %s: %w", project, err)
-	}
-	for _, cl := range list.GetClusters() {
-		if "https://"+cl.GetEndpoint() == server {
-			m.WorkerCluster = types.StringValue(clusterRef{Project: project, Location: cl.GetLocation(), Name: cl.GetName()}.String())
-			return nil
-		}
+	if found {
+		m.WorkerCluster = types.StringValue(ref.String())
+		return nil
 	}
 	return fmt.Errorf("no GKE cluster of project %s has the endpoint %s that Secret %s/%s reaches: set worker_cluster in the configuration and import again",
 		project, server, multikueue.KueueNamespace, m.SecretName.ValueString())

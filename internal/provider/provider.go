@@ -335,6 +335,9 @@ func (d *providerData) Kube(ctx context.Context, ref clusterRef) (*kube.Clients,
 	if err != nil {
 		return nil, err
 	}
+	if d.kubeTarget == nil {
+		d.followWorker(ref, c)
+	}
 	e.c = c
 	return c, nil
 }

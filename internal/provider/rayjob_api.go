@@ -14,7 +14,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+	kptr "k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
@@ -134,19 +136,29 @@ func readProgressWith(ctx context.Context, c *kube.Clients, ns, name string,
 	if err != nil {
 		return jobProgress{}, err
 	}
-	ps, err := pods(ctx, c, job)
-	if err != nil {
-		return jobProgress{}, err
-	}
-	nodePools, err := poolsOfUnpinnedPods(ctx, c, ps)
-	if err != nil {
-		return jobProgress{}, err
-	}
 	wl, err := workload(ctx, c, job)
-	if kueueMissing(err) {
-		return jobProgress{job: job, pods: ps, nodePools: nodePools, noKueue: true}, nil
+	noKueue := kueueMissing(err)
+	if err != nil && !noKueue {
+		return jobProgress{}, err
 	}
-	return jobProgress{job: job, wl: wl, pods: ps, nodePools: nodePools}, err
+	// A job MultiKueue dispatched runs on the worker: the manager's copy carries the worker's status (its RayCluster's
+	// name), and the pods are there. A worker that cannot be reached leaves the pods unknown, not the refresh failed.
+	at := c
+	if wl != nil && wl.Status.ClusterName != nil && c.Worker != nil {
+		if at, err = c.Worker(ctx, *wl.Status.ClusterName); err != nil {
+			tflog.Debug(ctx, "the worker that runs the job cannot be reached; its pods stay uncounted", map[string]any{"worker": *wl.Status.ClusterName, "error": err.Error()})
+			return jobProgress{job: job, wl: wl}, nil //nolint:nilerr // the worker's pods stay unknown; the job and Workload are read
+		}
+	}
+	ps, err := pods(ctx, at, job)
+	if err != nil {
+		return jobProgress{}, err
+	}
+	nodePools, err := poolsOfUnpinnedPods(ctx, at, ps)
+	if err != nil {
+		return jobProgress{}, err
+	}
+	return jobProgress{job: job, wl: wl, pods: ps, nodePools: nodePools, noKueue: noKueue}, nil
 }
 
 // waitJob waits, woken by watch events on the job's Workloads and the job, until it reaches waitFor. Each new phase
@@ -452,4 +464,35 @@ func rayJobError(c *kube.Clients, err error) error {
 		return fmt.Errorf("the cluster %s does not serve KubeRay's ray.io/v1 RayJob: enable GKE's RayOperator add-on (dwsfallback_cluster) or install KubeRay: %w", c.Host, err)
 	}
 	return err
+}
+
+// waitWorkloadsGone waits until Kueue has removed the Workloads of the job with uid. The garbage collector deletes them
+// with the job, but a Workload keeps Kueue's finalizer until Kueue lets it go: on a MultiKueue manager, after the
+// copies on the workers are removed, which waits for a worker that was lost to answer again. Until then it holds
+// its ClusterQueue's quota, and a queue destroyed next would be refused.
+func waitWorkloadsGone(ctx context.Context, c *kube.Clients, ns, uid string) error {
+	if uid == "" {
+		return nil
+	}
+	var left []kueue.Workload
+	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.JobUIDLabel + "=" + uid})
+		if kueueMissing(err) {
+			return true, nil
+		}
+		if err != nil {
+			return false, nil //nolint:nilerr // polled again until the deadline
+		}
+		left = list.Items
+		return len(left) == 0, nil
+	})
+	if err == nil {
+		return nil
+	}
+	var held []string
+	for _, wl := range left {
+		held = append(held, fmt.Sprintf("%s (finalizers %v, on worker %q)", wl.Name, wl.Finalizers, kptr.Deref(wl.Status.ClusterName, "")))
+	}
+	return fmt.Errorf("the RayJob is gone, but Kueue still holds its Workload %s on %s: it removes a MultiKueue job's copies on the workers first, "+
+		"and waits for a worker that does not answer. Its quota stays in use until then; apply again once the worker answers", strings.Join(held, ", "), c.Host)
 }

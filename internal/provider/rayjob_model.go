@@ -98,7 +98,8 @@ var rayJobStatusAttributes = []struct{ name, kind, desc string }{
 	{"admitted_flavor", "string", "The ResourceFlavor of the TPU workers, e.g. `on-demand` (plan A) or `dws` (plan B)."},
 	{"dispatched_to", "string", "The MultiKueue worker that runs the job (its `MultiKueueCluster` name), from the manager's Workload " +
 		"`status.clusterName`: with Kueue's all-at-once dispatcher, the first worker that admitted it. Empty for a job not sent through " +
-		"MultiKueue, or not dispatched yet. The job's pods, and `nodes_by_pool`, are on that worker."},
+		"MultiKueue, or not dispatched yet. The job's pods, and `nodes_by_pool`, are on that worker. Kueue v0.17 keeps this name " +
+		"when a worker that was lost answers again and its older copy of the job wins (see the multi-region guide)."},
 	{"admission_checks", "map", "Admission check name to state (`Pending`, `Ready`, `Retry`, `Rejected`)."},
 	{"job_status", "string", "Ray's job status (`PENDING`, `RUNNING`, `SUCCEEDED`, `FAILED`, `STOPPED`)."},
 	{"job_deployment_status", "string", "KubeRay's deployment status (`Suspended`, `Initializing`, `Running`, `Complete`, `Failed`, ...)."},

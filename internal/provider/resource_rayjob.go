@@ -277,6 +277,10 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	ns, name := st.Namespace.ValueString(), st.Name.ValueString()
 	defer jobReads.Forget(c, ns)
 	jobs := c.Ray.RayV1().RayJobs(ns)
+	var uid string
+	if have, err := jobs.Get(ctx, name, metav1.GetOptions{}); err == nil {
+		uid = string(have.UID)
+	}
 	// Foreground propagation: the job goes only after the garbage collector removed its RayCluster and Kueue's
 	// Workload, so its quota is free when destroy returns (a job applied next is admitted where this one was).
 	foreground := metav1.DeletePropagationForeground
@@ -285,6 +289,10 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	},
 		func(ctx context.Context) error { _, err := jobs.Get(ctx, name, metav1.GetOptions{}); return err }, 5*time.Minute); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
+		return
+	}
+	if err := waitWorkloadsGone(ctx, c, ns, uid); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), err.Error())
 		return
 	}
 	if cm := st.FilesConfigMap.ValueString(); cm != "" && (len(st.Files.Elements()) > 0 || !st.FilesConfigMap.IsNull()) {

@@ -1,0 +1,63 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+)
+
+// clusterAt is the GKE cluster of the project whose endpoint is server (https://ENDPOINT); found is false when none
+// is.
+func clusterAt(ctx context.Context, c clients, project, server string) (ref clusterRef, found bool, err error) {
+	client, err := c.GKE(ctx)
+	if err != nil {
+		return clusterRef{}, false, fmt.Errorf("connecting to GKE: %w", err)
+	}
+	list, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.ListClustersResponse, error) {
+		return client.API().ListClusters(ctx, &containerpb.ListClustersRequest{Parent: fmt.Sprintf("projects/%s/locations/-", project)})
+	})
+	if err != nil {
+		return clusterRef{}, false, fmt.Errorf("listing the clusters of project %s: %w", project, err)
+	}
+	for _, cl := range list.GetClusters() {
+		if "https://"+cl.GetEndpoint() == server {
+			return clusterRef{Project: project, Location: cl.GetLocation(), Name: cl.GetName()}, true, nil
+		}
+	}
+	return clusterRef{}, false, nil
+}
+
+// followWorker makes manager's clients reach its MultiKueue workers: the MultiKueueCluster's Secret names the
+// worker's endpoint, and the GKE cluster of the manager's project with that endpoint is reached with the provider's
+// own credentials (never the Secret's token).
+func (d *providerData) followWorker(manager clusterRef, c *kube.Clients) {
+	c.Worker = func(ctx context.Context, name string) (*kube.Clients, error) {
+		mkc, err := multikueue.FindCluster(ctx, c.Kueue, name)
+		if err != nil {
+			return nil, err
+		}
+		if mkc == nil || mkc.Spec.ClusterSource.KubeConfig == nil {
+			return nil, fmt.Errorf("MultiKueueCluster %s names no kubeconfig Secret", name)
+		}
+		kc, found, err := multikueue.SecretKubeconfig(ctx, c.Core, mkc.Spec.ClusterSource.KubeConfig.Location)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, fmt.Errorf("the kubeconfig Secret of MultiKueueCluster %s is not there", name)
+		}
+		ref, found, err := clusterAt(ctx, d, manager.Project, multikueue.Server(kc))
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, fmt.Errorf("no GKE cluster of project %s serves MultiKueueCluster %s", manager.Project, name)
+		}
+		return d.Kube(ctx, ref)
+	}
+}

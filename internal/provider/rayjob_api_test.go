@@ -1,0 +1,57 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kptr "k8s.io/utils/ptr"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+)
+
+// A job MultiKueue dispatched is counted where its pods are: on the worker the manager's Workload names. A worker that
+// cannot be reached leaves the pods unknown and the read whole.
+func TestReadProgressFollowsDispatch(t *testing.T) {
+	t.Parallel()
+	job := &rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "default"}, Status: rayv1.RayJobStatus{RayClusterName: "j-rc"}}
+	pod := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "j-rc-head"},
+		Spec: corev1.PodSpec{NodeName: "n1", NodeSelector: map[string]string{gkeNodePoolLabel: "dws-pool"}}}
+	manager, worker := &kube.Clients{Host: "https://manager"}, &kube.Clients{Host: "https://worker"}
+	get := func(context.Context, *kube.Clients, string, string) (*rayv1.RayJob, error) { return job, nil }
+	pods := func(_ context.Context, c *kube.Clients, _ *rayv1.RayJob) ([]corev1.Pod, error) {
+		if c == worker {
+			return []corev1.Pod{pod}, nil
+		}
+		return nil, nil
+	}
+	for name, tc := range map[string]struct {
+		cluster *string
+		reach   func(context.Context, string) (*kube.Clients, error)
+		pools   int
+	}{
+		"dispatched":        {kptr.To("w1"), func(_ context.Context, n string) (*kube.Clients, error) { return worker, nil }, 1},
+		"worker unreached":  {kptr.To("w1"), func(context.Context, string) (*kube.Clients, error) { return nil, errors.New("refused") }, 0},
+		"not dispatched":    {nil, func(context.Context, string) (*kube.Clients, error) { return worker, nil }, 0},
+		"no way to workers": {kptr.To("w1"), nil, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := *manager
+			c.Worker = tc.reach
+			wl := &kueue.Workload{Status: kueue.WorkloadStatus{ClusterName: tc.cluster}}
+			p, err := readProgressWith(context.Background(), &c, "default", "j", get, pods,
+				func(context.Context, *kube.Clients, *rayv1.RayJob) (*kueue.Workload, error) { return wl, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(nodeCounts(p.pods, p.nodePools).Elements()); got != tc.pools || p.wl != wl {
+				t.Errorf("pools %d (want %d), workload kept %v", got, tc.pools, p.wl == wl)
+			}
+		})
+	}
+}
