@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,14 +35,23 @@ const (
 	managedBy      = "terraform-provider-dwsfallback"
 )
 
-// Worker is the identity a manager uses on one worker cluster.
+// Worker is the identity a manager uses on one worker cluster. Its objects are named as Kueue's own script
+// (site/static/examples/multikueue/create-multikueue-kubeconfig.sh) names them, so that a worker set up with the
+// script is found, and repaired, by the same names.
 type Worker struct {
-	// ServiceAccount is made in KueueNamespace; its ClusterRole and ClusterRoleBinding carry the same name.
+	// ServiceAccount is made in KueueNamespace.
 	ServiceAccount string
 }
 
-// TokenSecret is the name of the Secret that holds the ServiceAccount's long-lived token.
-func (w Worker) TokenSecret() string { return w.ServiceAccount + "-token" }
+// TokenSecret is the name of the Secret that holds the ServiceAccount's long-lived token: the script's, the
+// ServiceAccount's own name.
+func (w Worker) TokenSecret() string { return w.ServiceAccount }
+
+// Role is the name of the ClusterRole, as the script names it.
+func (w Worker) Role() string { return w.ServiceAccount + "-role" }
+
+// Binding is the name of the ClusterRoleBinding, as the script names it.
+func (w Worker) Binding() string { return w.ServiceAccount + "-crb" }
 
 // Clients are the typed clients the package needs on one cluster.
 type Clients struct {
@@ -52,57 +62,88 @@ type Clients struct {
 func labels() map[string]string { return map[string]string{managedByLabel: managedBy} }
 
 // Ensure makes (or corrects) the worker's ServiceAccount, ClusterRole, ClusterRoleBinding and token Secret, and
-// returns the token once the token controller has written it.
+// returns the token once the token controller has written it. Objects of the same names made before (by Kueue's
+// script, or an import) are adopted: labelled as this package's, and the role's rules replaced by Rules.
 func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
-	meta := metav1.ObjectMeta{Name: w.ServiceAccount, Namespace: KueueNamespace, Labels: labels()}
 	if err := ensureNamespace(ctx, c.Core); err != nil {
 		return nil, err
 	}
-	if _, err := c.Core.ServiceAccounts(KueueNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: meta}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("creating ServiceAccount %s/%s: %w", KueueNamespace, w.ServiceAccount, err)
+	sas := c.Core.ServiceAccounts(KueueNamespace)
+	if err := upsert(ctx, "ServiceAccount", sas, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Namespace: KueueNamespace, Labels: labels()}},
+		func(have, want *corev1.ServiceAccount) { have.Labels = withLabels(have.Labels) }); err != nil {
+		return nil, err
 	}
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Labels: labels()}, Rules: Rules()}
-	if err := upsertRole(ctx, c.RBAC, role); err != nil {
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: w.Role(), Labels: labels()}, Rules: Rules()}
+	if err := upsert(ctx, "ClusterRole", c.RBAC.ClusterRoles(), role, func(have, want *rbacv1.ClusterRole) {
+		have.Labels, have.Rules = withLabels(have.Labels), want.Rules
+	}); err != nil {
 		return nil, err
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Labels: labels()},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: w.ServiceAccount},
+		ObjectMeta: metav1.ObjectMeta{Name: w.Binding(), Labels: labels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: w.Role()},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: w.ServiceAccount, Namespace: KueueNamespace}},
 	}
-	if _, err := c.RBAC.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("creating ClusterRoleBinding %s: %w", w.ServiceAccount, err)
+	bindings := c.RBAC.ClusterRoleBindings()
+	if have, err := bindings.Get(ctx, w.Binding(), metav1.GetOptions{}); err == nil && have.RoleRef != binding.RoleRef {
+		// roleRef cannot change in place.
+		if err := bindings.Delete(ctx, w.Binding(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("replacing ClusterRoleBinding %s: %w", w.Binding(), err)
+		}
+	}
+	if err := upsert(ctx, "ClusterRoleBinding", bindings, binding, func(have, want *rbacv1.ClusterRoleBinding) {
+		have.Labels, have.Subjects = withLabels(have.Labels), want.Subjects
+	}); err != nil {
+		return nil, err
 	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: w.TokenSecret(), Namespace: KueueNamespace, Labels: labels(),
 			Annotations: map[string]string{corev1.ServiceAccountNameKey: w.ServiceAccount}},
 		Type: corev1.SecretTypeServiceAccountToken,
 	}
-	if _, err := c.Core.Secrets(KueueNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("creating token Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), err)
+	if err := upsert(ctx, "token Secret", c.Core.Secrets(KueueNamespace), secret, func(have, want *corev1.Secret) {
+		have.Labels = withLabels(have.Labels)
+	}); err != nil {
+		return nil, err
 	}
 	return waitToken(ctx, c.Core, w)
+}
+
+// object is what upsert needs of a typed client.
+type object[T any] interface {
+	Get(ctx context.Context, name string, o metav1.GetOptions) (T, error)
+	Create(ctx context.Context, obj T, o metav1.CreateOptions) (T, error)
+	Update(ctx context.Context, obj T, o metav1.UpdateOptions) (T, error)
+}
+
+// upsert creates want, or updates the object of its name after fix has made it so.
+func upsert[T interface{ GetName() string }](ctx context.Context, kind string, c object[T], want T, fix func(have, want T)) error {
+	have, err := c.Get(ctx, want.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = c.Create(ctx, want, metav1.CreateOptions{})
+	case err == nil:
+		fix(have, want)
+		_, err = c.Update(ctx, have, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s %s: %w", kind, want.GetName(), err)
+	}
+	return nil
+}
+
+func withLabels(l map[string]string) map[string]string {
+	if l == nil {
+		l = map[string]string{}
+	}
+	l[managedByLabel] = managedBy
+	return l
 }
 
 func ensureNamespace(ctx context.Context, core corev1client.CoreV1Interface) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: KueueNamespace}}
 	if _, err := core.Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", KueueNamespace, err)
-	}
-	return nil
-}
-
-func upsertRole(ctx context.Context, rbac rbacv1client.RbacV1Interface, role *rbacv1.ClusterRole) error {
-	have, err := rbac.ClusterRoles().Get(ctx, role.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{})
-	case err == nil:
-		have.Rules = role.Rules
-		_, err = rbac.ClusterRoles().Update(ctx, have, metav1.UpdateOptions{})
-	}
-	if err != nil {
-		return fmt.Errorf("writing ClusterRole %s: %w", role.Name, err)
 	}
 	return nil
 }
@@ -122,6 +163,56 @@ func waitToken(ctx context.Context, core corev1client.CoreV1Interface, w Worker)
 	}
 }
 
+// Granted reports whether the worker's ClusterRole grants every rule of Rules and its ClusterRoleBinding gives that
+// role to the ServiceAccount: what a role edited by hand, or made by Kueue's script alone, may not.
+func Granted(ctx context.Context, rbac rbacv1client.RbacV1Interface, w Worker) (bool, error) {
+	role, err := rbac.ClusterRoles().Get(ctx, w.Role(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading ClusterRole %s: %w", w.Role(), err)
+	}
+	b, err := rbac.ClusterRoleBindings().Get(ctx, w.Binding(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading ClusterRoleBinding %s: %w", w.Binding(), err)
+	}
+	bound := b.RoleRef.Kind == "ClusterRole" && b.RoleRef.Name == w.Role() &&
+		slices.ContainsFunc(b.Subjects, func(s rbacv1.Subject) bool {
+			return s.Kind == rbacv1.ServiceAccountKind && s.Name == w.ServiceAccount && s.Namespace == KueueNamespace
+		})
+	return bound && covers(role.Rules, Rules()), nil
+}
+
+// covers reports whether have grants every group, resource and verb of want (no resourceNames, no wildcards
+// beyond "*").
+func covers(have, want []rbacv1.PolicyRule) bool {
+	grants := func(group, resource, verb string) bool {
+		return slices.ContainsFunc(have, func(r rbacv1.PolicyRule) bool {
+			return len(r.ResourceNames) == 0 && anyOf(r.APIGroups, group) && anyOf(r.Resources, resource) && anyOf(r.Verbs, verb)
+		})
+	}
+	for _, r := range want {
+		for _, g := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					if !grants(g, res, v) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+func anyOf(list []string, v string) bool {
+	return slices.Contains(list, v) || slices.Contains(list, "*")
+}
+
 // Token is the worker's current token, nil when its Secret is gone or not filled yet.
 func Token(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]byte, error) {
 	s, err := core.Secrets(KueueNamespace).Get(ctx, w.TokenSecret(), metav1.GetOptions{})
@@ -134,7 +225,8 @@ func Token(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]
 	return s.Data[corev1.ServiceAccountTokenKey], nil
 }
 
-// Remove deletes what Ensure made, and only that (objects without the managed-by label stay).
+// Remove deletes what Ensure made or adopted, and only that (objects without the managed-by label stay: another
+// manager's, or a script's not yet adopted by an apply).
 func Remove(ctx context.Context, c Clients, w Worker) error {
 	var errs []error
 	gone := func(what string, err error) {
@@ -145,11 +237,11 @@ func Remove(ctx context.Context, c Clients, w Worker) error {
 	if s, err := c.Core.Secrets(KueueNamespace).Get(ctx, w.TokenSecret(), metav1.GetOptions{}); err == nil && ours(s.Labels) {
 		gone("token Secret", c.Core.Secrets(KueueNamespace).Delete(ctx, w.TokenSecret(), metav1.DeleteOptions{}))
 	}
-	if b, err := c.RBAC.ClusterRoleBindings().Get(ctx, w.ServiceAccount, metav1.GetOptions{}); err == nil && ours(b.Labels) {
-		gone("ClusterRoleBinding", c.RBAC.ClusterRoleBindings().Delete(ctx, w.ServiceAccount, metav1.DeleteOptions{}))
+	if b, err := c.RBAC.ClusterRoleBindings().Get(ctx, w.Binding(), metav1.GetOptions{}); err == nil && ours(b.Labels) {
+		gone("ClusterRoleBinding", c.RBAC.ClusterRoleBindings().Delete(ctx, w.Binding(), metav1.DeleteOptions{}))
 	}
-	if r, err := c.RBAC.ClusterRoles().Get(ctx, w.ServiceAccount, metav1.GetOptions{}); err == nil && ours(r.Labels) {
-		gone("ClusterRole", c.RBAC.ClusterRoles().Delete(ctx, w.ServiceAccount, metav1.DeleteOptions{}))
+	if r, err := c.RBAC.ClusterRoles().Get(ctx, w.Role(), metav1.GetOptions{}); err == nil && ours(r.Labels) {
+		gone("ClusterRole", c.RBAC.ClusterRoles().Delete(ctx, w.Role(), metav1.DeleteOptions{}))
 	}
 	if sa, err := c.Core.ServiceAccounts(KueueNamespace).Get(ctx, w.ServiceAccount, metav1.GetOptions{}); err == nil && ours(sa.Labels) {
 		gone("ServiceAccount", c.Core.ServiceAccounts(KueueNamespace).Delete(ctx, w.ServiceAccount, metav1.DeleteOptions{}))

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -40,7 +42,7 @@ func TestEnsureAndRemove(t *testing.T) {
 	if tok, err = Ensure(ctx, c, w); err != nil || string(tok) != "tok-1" {
 		t.Fatalf("second Ensure = %q, %v", tok, err)
 	}
-	role, err := cs.RbacV1().ClusterRoles().Get(ctx, "multikueue-sa", metav1.GetOptions{})
+	role, err := cs.RbacV1().ClusterRoles().Get(ctx, "multikueue-sa-role", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestEnsureAndRemove(t *testing.T) {
 			t.Errorf("workloads verbs %v lack %q, which Kueue's manager uses on workers", workloadVerbs, v)
 		}
 	}
-	b, err := cs.RbacV1().ClusterRoleBindings().Get(ctx, "multikueue-sa", metav1.GetOptions{})
+	b, err := cs.RbacV1().ClusterRoleBindings().Get(ctx, "multikueue-sa-crb", metav1.GetOptions{})
 	if err != nil || b.Subjects[0].Name != "multikueue-sa" || b.Subjects[0].Namespace != KueueNamespace {
 		t.Errorf("binding = %+v, %v", b, err)
 	}
@@ -67,6 +69,90 @@ func TestEnsureAndRemove(t *testing.T) {
 	}
 	if _, err := cs.CoreV1().ServiceAccounts(KueueNamespace).Get(ctx, "someone-else", metav1.GetOptions{}); err != nil {
 		t.Errorf("Remove deleted a ServiceAccount it did not make: %v", err)
+	}
+}
+
+// scriptRole is the ClusterRole Kueue's create-multikueue-kubeconfig.sh makes (v0.17.0): no update or patch on
+// workloads, no Ray kinds.
+func scriptRole() *rbacv1.ClusterRole {
+	jobVerbs := []string{"create", "delete", "get", "list", "watch"}
+	return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa-role"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: jobVerbs},
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs/status"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"jobset.x-k8s.io"}, Resources: []string{"jobsets"}, Verbs: jobVerbs},
+		{APIGroups: []string{"jobset.x-k8s.io"}, Resources: []string{"jobsets/status"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads"}, Verbs: jobVerbs},
+		{APIGroups: []string{"kueue.x-k8s.io"}, Resources: []string{"workloads/status"}, Verbs: []string{"get", "patch", "update"}},
+	}}
+}
+
+func scriptBinding(role string) *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa-crb"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "multikueue-sa", Namespace: KueueNamespace}}}
+}
+
+// A worker set up by Kueue's script is found by its names, seen as lacking rights, and repaired and adopted by Ensure
+// without a new token.
+func TestEnsureAdoptsScriptWorker(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cs := fake.NewClientset(
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa", Namespace: KueueNamespace}},
+		scriptRole(), scriptBinding("multikueue-sa-role"),
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa", Namespace: KueueNamespace,
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: "multikueue-sa"}},
+			Type: corev1.SecretTypeServiceAccountToken, Data: map[string][]byte{corev1.ServiceAccountTokenKey: []byte("script-token")}},
+	)
+	c := Clients{Core: cs.CoreV1(), RBAC: cs.RbacV1()}
+	w := Worker{ServiceAccount: "multikueue-sa"}
+	if tok, err := Token(ctx, c.Core, w); err != nil || string(tok) != "script-token" {
+		t.Fatalf("Token = %q, %v; want the script's token", tok, err)
+	}
+	if ok, err := Granted(ctx, c.RBAC, w); err != nil || ok {
+		t.Fatalf("Granted = %v, %v; want false for the script's role", ok, err)
+	}
+	tok, err := Ensure(ctx, c, w)
+	if err != nil || string(tok) != "script-token" {
+		t.Fatalf("Ensure = %q, %v; want the script's token kept", tok, err)
+	}
+	if ok, err := Granted(ctx, c.RBAC, w); err != nil || !ok {
+		t.Fatalf("Granted after Ensure = %v, %v", ok, err)
+	}
+	if err := Remove(ctx, c, w); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.RbacV1().ClusterRoles().Get(ctx, "multikueue-sa-role", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the adopted ClusterRole survived Remove: %v", err)
+	}
+}
+
+func TestGranted(t *testing.T) {
+	t.Parallel()
+	full := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa-role"}, Rules: Rules()}
+	wildcard := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa-role"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}}
+	named := full.DeepCopy()
+	named.Rules[0].ResourceNames = []string{"one"}
+	for name, tc := range map[string]struct {
+		objs []runtime.Object
+		want bool
+	}{
+		"ours":               {[]runtime.Object{full, scriptBinding("multikueue-sa-role")}, true},
+		"wildcard":           {[]runtime.Object{wildcard, scriptBinding("multikueue-sa-role")}, true},
+		"script's role":      {[]runtime.Object{scriptRole(), scriptBinding("multikueue-sa-role")}, false},
+		"one resource named": {[]runtime.Object{named, scriptBinding("multikueue-sa-role")}, false},
+		"bound elsewhere":    {[]runtime.Object{full, scriptBinding("view")}, false},
+		"no binding":         {[]runtime.Object{full}, false},
+		"no role":            {[]runtime.Object{scriptBinding("multikueue-sa-role")}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Granted(context.Background(), fake.NewClientset(tc.objs...).RbacV1(), Worker{ServiceAccount: "multikueue-sa"})
+			if err != nil || got != tc.want {
+				t.Errorf("Granted = %v, %v; want %v", got, err, tc.want)
+			}
+		})
 	}
 }
 

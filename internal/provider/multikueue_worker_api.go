@@ -88,8 +88,9 @@ func (r *multiKueueWorkerResource) workerKube(ctx context.Context, m *multiKueue
 	return w, true
 }
 
-// credentialsCurrent reports whether the manager's Secret still reaches the worker as it is now: its endpoint, CA and
-// the ServiceAccount's current token. A kubeconfig the user brought cannot be compared (it is never stored): it is
+// credentialsCurrent reports whether the manager's Secret still reaches the worker as it is now (its endpoint, CA and
+// the ServiceAccount's current token) with the rights Kueue's manager uses there (a ClusterRole made by Kueue's script
+// alone lacks some). A kubeconfig the user brought cannot be compared (it is never stored): it is
 // current while the Secret holds one. An imported worker (worker_cluster unknown) is found by the Secret's server.
 func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *kube.Clients, m *multiKueueWorkerModel) (bool, error) {
 	kc, found, err := multikueue.SecretKubeconfig(ctx, c.Core, m.SecretName.ValueString())
@@ -119,7 +120,14 @@ func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *ku
 	if err != nil {
 		return false, &unreachable{ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)}
 	}
-	return len(token) > 0 && multikueue.Matches(kc, ep.server, ep.ca, token), nil
+	if len(token) == 0 || !multikueue.Matches(kc, ep.server, ep.ca, token) {
+		return false, nil
+	}
+	granted, err := multikueue.Granted(ctx, w.RBAC, m.worker())
+	if err != nil {
+		return false, &unreachable{ep.ref, err}
+	}
+	return granted, nil
 }
 
 // unreachable is a worker GKE lists whose API server did not answer a refresh (an outage, an upgrade): the refresh

@@ -48,7 +48,7 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 				Optional: true, Computed: true,
 				Default:             stringdefault.StaticString("multikueue-sa"),
 				Validators:          []validator.String{validators.DNSLabel(), stringvalidator.ConflictsWith(path.MatchRoot("kubeconfig_wo"))},
-				MarkdownDescription: "ServiceAccount the manager acts as on the worker, in `kueue-system`; its ClusterRole, ClusterRoleBinding and token Secret (`<name>-token`) are named after it. Kueue's own script uses `multikueue-sa`, the default. Unused with `kubeconfig_wo`.",
+				MarkdownDescription: "ServiceAccount the manager acts as on the worker, in `kueue-system`; its ClusterRole (`<name>-role`), ClusterRoleBinding (`<name>-crb`) and token Secret (`<name>`) are named after it, as Kueue's own script `create-multikueue-kubeconfig.sh` names them, so that a worker set up by the script is found and repaired. The script uses `multikueue-sa`, the default. Unused with `kubeconfig_wo`.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"secret_name": schema.StringAttribute{
@@ -68,8 +68,8 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 			},
 			"credentials_current": schema.BoolAttribute{
 				Computed: true,
-				MarkdownDescription: "Whether the manager's Secret still holds what reaches the worker: the worker's current endpoint, CA and token. " +
-					"A token rotated on the worker (its token Secret deleted), a Secret edited or deleted by hand, or a worker that moved reads as `false`, and the next apply writes it again.",
+				MarkdownDescription: "Whether the manager's Secret still holds what reaches the worker (the worker's current endpoint, CA and token) and the worker's ClusterRole still grants what Kueue's manager uses there. " +
+					"A role made by Kueue's script alone (it lacks `update` and `patch` on `workloads`, and the Ray kinds), a role edited by hand, a token rotated on the worker (its token Secret deleted), a Secret edited or deleted by hand, or a worker that moved reads as `false`, and the next apply writes it again.",
 			},
 			"active": schema.BoolAttribute{
 				Computed:            true,

@@ -122,7 +122,7 @@ func TestAccMultiKueue_manager(t *testing.T) {
 				// The token is rotated on the worker: its Secret is deleted, and the manager's kubeconfig is stale.
 				PreConfig: func() {
 					w := clusterClients(t, "mk-w1")
-					if err := w.Core.Secrets(multikueue.KueueNamespace).Delete(context.Background(), "multikueue-sa-token", metav1.DeleteOptions{}); err != nil {
+					if err := w.Core.Secrets(multikueue.KueueNamespace).Delete(context.Background(), multikueue.Worker{ServiceAccount: "multikueue-sa"}.TokenSecret(), metav1.DeleteOptions{}); err != nil {
 						t.Fatal(err)
 					}
 				},
