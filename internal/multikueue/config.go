@@ -2,6 +2,7 @@ package multikueue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
@@ -17,21 +19,55 @@ import (
 // MaxWorkers is how many clusters a MultiKueueConfig may list (its CRD's maxItems).
 const MaxWorkers = 20
 
-// ApplyConfig writes the MultiKueueConfig and the AdmissionCheck (same name, controller kueue.x-k8s.io/multikueue)
-// whose parameters name it.
-func ApplyConfig(ctx context.Context, kq kueueclient.Interface, name string, workers []string, fieldManager string) error {
+// ApplyConfig writes the MultiKueueConfig and the AdmissionCheck check (controller kueue.x-k8s.io/multikueue) whose
+// parameters name it.
+func ApplyConfig(ctx context.Context, kq kueueclient.Interface, name, check string, workers []string, fieldManager string) error {
 	opts := metav1.ApplyOptions{FieldManager: fieldManager}
 	cfg := kueueac.MultiKueueConfig(name).WithLabels(labels()).WithSpec(kueueac.MultiKueueConfigSpec().WithClusters(workers...))
-	if _, err := kq.KueueV1beta2().MultiKueueConfigs().Apply(ctx, cfg, opts); err != nil {
+	got, err := kq.KueueV1beta2().MultiKueueConfigs().Apply(ctx, cfg, opts)
+	if err != nil {
 		return fmt.Errorf("applying MultiKueueConfig %s: %w", name, err)
 	}
-	ac := kueueac.AdmissionCheck(name).WithLabels(labels()).WithSpec(kueueac.AdmissionCheckSpec().
+	// spec.clusters is a set: server-side apply keeps the names another field manager added (kubectl patch), so the
+	// list is replaced whole when it is not the configuration's.
+	if !slices.Equal(got.Spec.Clusters, workers) {
+		patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"clusters": workers}})
+		if _, err := kq.KueueV1beta2().MultiKueueConfigs().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager}); err != nil {
+			return fmt.Errorf("replacing the workers of MultiKueueConfig %s: %w", name, err)
+		}
+	}
+	ac := kueueac.AdmissionCheck(check).WithLabels(labels()).WithSpec(kueueac.AdmissionCheckSpec().
 		WithControllerName(kueue.MultiKueueControllerName).
 		WithParameters(kueueac.AdmissionCheckParametersReference().WithAPIGroup(kueue.GroupVersion.Group).WithKind("MultiKueueConfig").WithName(name)))
 	if _, err := kq.KueueV1beta2().AdmissionChecks().Apply(ctx, ac, opts); err != nil {
-		return fmt.Errorf("applying AdmissionCheck %s: %w", name, err)
+		return fmt.Errorf("applying AdmissionCheck %s: %w", check, err)
 	}
 	return nil
+}
+
+// FindConfigCheck finds MultiKueue's AdmissionCheck of MultiKueueConfig config: the check named hint, or config, or
+// else any check whose parameters name the config (Kueue's documented YAML names them apart); nil when none does.
+func FindConfigCheck(ctx context.Context, kq kueueclient.Interface, config, hint string) (*kueue.AdmissionCheck, error) {
+	for _, name := range []string{hint, config} {
+		if name == "" {
+			continue
+		}
+		ac, err := FindCheck(ctx, kq, name)
+		if err != nil || (ac != nil && IsConfigCheck(ac, config)) {
+			return ac, err
+		}
+	}
+	list, err := kq.KueueV1beta2().AdmissionChecks().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing AdmissionChecks: %w", err)
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	for i := range list.Items {
+		if IsConfigCheck(&list.Items[i], config) {
+			return &list.Items[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // FindConfig reads the MultiKueueConfig; nil when it is gone.
@@ -99,13 +135,42 @@ func QueuesUsing(ctx context.Context, kq kueueclient.Interface, check string) ([
 	return out, nil
 }
 
-// DeleteConfig deletes the AdmissionCheck and then the MultiKueueConfig.
-func DeleteConfig(ctx context.Context, kq kueueclient.Interface, name string) error {
-	if err := kq.KueueV1beta2().AdmissionChecks().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting AdmissionCheck %s: %w", name, err)
+// DeleteConfig deletes the AdmissionCheck check and then the MultiKueueConfig.
+func DeleteConfig(ctx context.Context, kq kueueclient.Interface, name, check string) error {
+	if err := kq.KueueV1beta2().AdmissionChecks().Delete(ctx, check, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting AdmissionCheck %s: %w", check, err)
 	}
 	if err := kq.KueueV1beta2().MultiKueueConfigs().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting MultiKueueConfig %s: %w", name, err)
 	}
 	return nil
+}
+
+// QueueCheck is the MultiKueue admission check of the ClusterQueue behind LocalQueue namespace/name, "" when the
+// LocalQueue, its ClusterQueue or such a check is not there (yet).
+func QueueCheck(ctx context.Context, kq kueueclient.Interface, namespace, name string) (string, error) {
+	lq, err := kq.KueueV1beta2().LocalQueues(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading LocalQueue %s/%s: %w", namespace, name, err)
+	}
+	cq, err := kq.KueueV1beta2().ClusterQueues().Get(ctx, string(lq.Spec.ClusterQueue), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || (err == nil && cq.Spec.AdmissionChecksStrategy == nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading ClusterQueue %s: %w", lq.Spec.ClusterQueue, err)
+	}
+	for _, r := range cq.Spec.AdmissionChecksStrategy.AdmissionChecks {
+		ac, err := FindCheck(ctx, kq, string(r.Name))
+		if err != nil {
+			return "", err
+		}
+		if ac != nil && ac.Spec.ControllerName == kueue.MultiKueueControllerName {
+			return ac.Name, nil
+		}
+	}
+	return "", nil
 }

@@ -19,7 +19,7 @@ import (
 func (r *multiKueueConfigResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "MultiKueue on the manager cluster: a `MultiKueueConfig` that lists the worker clusters and the " +
-			"`AdmissionCheck` of the same name (controller `kueue.x-k8s.io/multikueue`) whose parameters name it. A " +
+			"`AdmissionCheck` (controller `kueue.x-k8s.io/multikueue`) whose parameters name it. A " +
 			"`dwsfallback_kueue_queue` that lists the check in `admission_checks` sends its jobs to the workers: Kueue copies each " +
 			"job's Workload to every worker, the first worker that admits it runs it, and the other copies are removed. DWS " +
 			"belongs on the workers: Kueue makes a manager ClusterQueue with both this check and a ProvisioningRequest check " +
@@ -44,8 +44,9 @@ func (r *multiKueueConfigResource) Schema(ctx context.Context, _ resource.Schema
 			},
 			"admission_check": schema.StringAttribute{
 				Computed: true,
-				MarkdownDescription: "The `AdmissionCheck` to list in a queue's `admission_checks`: the name, while the check on the cluster is " +
-					"MultiKueue's and names this config; empty when it was deleted or changed by hand, and the next apply writes it again.",
+				MarkdownDescription: "The `AdmissionCheck` to list in a queue's `admission_checks`. A new check takes the config's name; an " +
+					"imported config keeps the name of the check that names it (Kueue's documented YAML names them apart). Empty when " +
+					"the check was deleted or changed by hand, and the next apply writes it again under the config's name.",
 			},
 			"active": schema.BoolAttribute{
 				Computed:            true,

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -80,7 +81,7 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 	cfg, err := multikueue.FindConfig(ctx, c.Kueue, name)
 	var ac *kueue.AdmissionCheck
 	if err == nil {
-		ac, err = multikueue.FindCheck(ctx, c.Kueue, name)
+		ac, err = multikueue.FindConfigCheck(ctx, c.Kueue, name, st.AdmissionCheck.ValueString())
 	}
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueConfig (%s)", name), c.Explain("MultiKueueConfig", name, err).Error())
@@ -96,9 +97,17 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 		workers = append(workers, types.StringValue(w))
 	}
 	st.Workers = types.ListValueMust(types.StringType, workers)
+	if ac == nil && st.AdmissionCheck.ValueString() != "" {
+		// Remembered, so that the check deleted by hand is written again under the name queues list.
+		b, _ := json.Marshal(st.AdmissionCheck.ValueString())
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateLostCheck, b)...)
+	}
 	flattenCheck(&st, ac)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
+
+// privateLostCheck holds the name of a check found gone, until it is written again.
+const privateLostCheck = "lost_check"
 
 func (r *multiKueueConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan multiKueueConfigModel
@@ -111,6 +120,7 @@ func (r *multiKueueConfigResource) Update(ctx context.Context, req resource.Upda
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r.write(ctx, &plan, "updating", &resp.State, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateLostCheck, nil)...)
 }
 
 func (r *multiKueueConfigResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -127,19 +137,19 @@ func (r *multiKueueConfigResource) Delete(ctx context.Context, req resource.Dele
 	if !ok {
 		return
 	}
-	name := st.Name.ValueString()
+	name, check := st.Name.ValueString(), st.checkName()
 	summary := fmt.Sprintf("deleting MultiKueueConfig (%s)", name)
 	// Refused before anything goes: a ClusterQueue whose check is gone admits nothing, silently.
-	users, err := multikueue.QueuesUsing(ctx, c.Kueue, name)
+	users, err := multikueue.QueuesUsing(ctx, c.Kueue, check)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, c.Explain("ClusterQueue", "", err).Error())
 		return
 	}
 	if len(users) > 0 {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("ClusterQueue %v still lists admission check %s on %s: remove it from their admission_checks first. Nothing was deleted.", users, name, c.Host))
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("ClusterQueue %v still lists admission check %s on %s: remove it from their admission_checks first. Nothing was deleted.", users, check, c.Host))
 		return
 	}
-	if err := multikueue.DeleteConfig(ctx, c.Kueue, name); err != nil {
+	if err := multikueue.DeleteConfig(ctx, c.Kueue, name, check); err != nil {
 		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueConfig", name, err).Error())
 	}
 }
@@ -164,14 +174,31 @@ func (r *multiKueueConfigResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	planNamedClusterScope(ctx, r.clients, req, resp, "multiKueueConfigs")
-	var name, check types.String
+	var name, check, prior types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("admission_check"), &check)...)
-	if resp.Diagnostics.HasError() || name.IsUnknown() || check.Equal(name) {
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("admission_check"), &prior)...)
+	}
+	if resp.Diagnostics.HasError() || name.IsUnknown() {
 		return
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("admission_check"), name)...)
-	if !req.State.Raw.IsNull() {
+	// The check keeps the name it has (an imported one may differ from the config's), also when it was deleted by
+	// hand (read as "", its name remembered); a new one is written under the config's name.
+	want := name
+	if !prior.IsNull() && prior.ValueString() != "" {
+		want = prior
+	} else if b, diags := req.Private.GetKey(ctx, privateLostCheck); !diags.HasError() && len(b) > 0 {
+		var lost string
+		if json.Unmarshal(b, &lost) == nil && lost != "" {
+			want = types.StringValue(lost)
+		}
+	}
+	if check.Equal(want) {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("admission_check"), want)...)
+	if !req.State.Raw.IsNull() && prior.ValueString() == "" {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("active"), types.BoolUnknown())...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("active_reason"), types.StringUnknown())...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("active_message"), types.StringUnknown())...)
@@ -196,16 +223,16 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 			return
 		}
 	}
-	workers := stringList(m.Workers)
-	if err := multikueue.ApplyConfig(ctx, c.Kueue, name, workers, kube.FieldManager); err != nil {
+	workers, check := stringList(m.Workers), m.checkName()
+	if err := multikueue.ApplyConfig(ctx, c.Kueue, name, check, workers, kube.FieldManager); err != nil {
 		diags.AddError(summary, c.Explain("MultiKueueConfig", name, err).Error())
 		return
 	}
-	m.AdmissionCheck = types.StringValue(name)
+	m.AdmissionCheck = types.StringValue(check)
 	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(false), types.StringValue("Pending"), types.StringValue("")
 	// In state before the wait: a config no worker of which connects taints the resource instead of orphaning it.
 	diags.Append(state.Set(ctx, m)...)
-	ac, err := multikueue.WaitCheckActive(ctx, c.Kueue, name)
+	ac, err := multikueue.WaitCheckActive(ctx, c.Kueue, check)
 	if ac != nil {
 		flattenCheck(m, ac)
 		diags.Append(state.Set(ctx, m)...)
@@ -213,6 +240,14 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 	if err != nil {
 		diags.AddError(summary, fmt.Sprintf("%v. Check the workers' dwsfallback_multikueue_worker resources: their active_reason says why Kueue cannot use them.", err))
 	}
+}
+
+// checkName is the AdmissionCheck's name: the one recorded, else the config's.
+func (m *multiKueueConfigModel) checkName() string {
+	if v := m.AdmissionCheck.ValueString(); v != "" && !m.AdmissionCheck.IsUnknown() {
+		return v
+	}
+	return m.Name.ValueString()
 }
 
 // flattenCheck records the AdmissionCheck: its name while it is MultiKueue's check of this config, and its condition.

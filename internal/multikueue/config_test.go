@@ -1,0 +1,84 @@
+package multikueue
+
+import (
+	"context"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
+)
+
+// check is an AdmissionCheck of controller whose parameters name the MultiKueueConfig config.
+func check(name, controller, config string) *kueue.AdmissionCheck {
+	return &kueue.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueue.AdmissionCheckSpec{
+		ControllerName: controller,
+		Parameters:     &kueue.AdmissionCheckParametersReference{APIGroup: kueue.GroupVersion.Group, Kind: "MultiKueueConfig", Name: config},
+	}}
+}
+
+func TestFindConfigCheck(t *testing.T) {
+	t.Parallel()
+	mk := kueue.MultiKueueControllerName
+	for name, tc := range map[string]struct {
+		objs []runtime.Object
+		hint string
+		want string
+	}{
+		"the config's name":               {[]runtime.Object{check("cfg", mk, "cfg")}, "", "cfg"},
+		"the recorded name first":         {[]runtime.Object{check("cfg", mk, "cfg"), check("mine", mk, "cfg")}, "mine", "mine"},
+		"Kueue's docs: named apart":       {[]runtime.Object{check("sample-multikueue", mk, "cfg")}, "", "sample-multikueue"},
+		"another config's check":          {[]runtime.Object{check("cfg", mk, "other")}, "", ""},
+		"another controller's check":      {[]runtime.Object{check("cfg", "kueue.x-k8s.io/provisioning-request", "cfg")}, "", ""},
+		"recorded one gone, found by ref": {[]runtime.Object{check("b", mk, "cfg"), check("a", mk, "cfg")}, "gone", "a"},
+		"none":                            {nil, "cfg", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ac, err := FindConfigCheck(context.Background(), kueuefake.NewSimpleClientset(tc.objs...), "cfg", tc.hint)
+			got := ""
+			if ac != nil {
+				got = ac.Name
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("FindConfigCheck = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestQueueCheck(t *testing.T) {
+	t.Parallel()
+	lq := &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "user-queue", Namespace: "default"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "cq"}}
+	cq := func(checks ...string) *kueue.ClusterQueue {
+		q := &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "cq"}}
+		if len(checks) > 0 {
+			q.Spec.AdmissionChecksStrategy = &kueue.AdmissionChecksStrategy{}
+			for _, c := range checks {
+				q.Spec.AdmissionChecksStrategy.AdmissionChecks = append(q.Spec.AdmissionChecksStrategy.AdmissionChecks, kueue.AdmissionCheckStrategyRule{Name: kueue.AdmissionCheckReference(c)})
+			}
+		}
+		return q
+	}
+	mk, dws := check("mk", kueue.MultiKueueControllerName, "cfg"), check("dws", "kueue.x-k8s.io/provisioning-request", "")
+	for name, tc := range map[string]struct {
+		objs []runtime.Object
+		want string
+	}{
+		"MultiKueue":        {[]runtime.Object{lq, cq("mk"), mk}, "mk"},
+		"DWS only":          {[]runtime.Object{lq, cq("dws"), dws}, ""},
+		"no checks":         {[]runtime.Object{lq, cq()}, ""},
+		"check not made":    {[]runtime.Object{lq, cq("mk")}, ""},
+		"no ClusterQueue":   {[]runtime.Object{lq}, ""},
+		"no LocalQueue yet": {nil, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := QueueCheck(context.Background(), kueuefake.NewSimpleClientset(tc.objs...), "default", "user-queue")
+			if err != nil || got != tc.want {
+				t.Errorf("QueueCheck = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
