@@ -398,6 +398,9 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		set("enable_in_tree_autoscaling", m.EnableInTreeAutoscaling)
 	}
 	validateRayJob(&m, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() && m.Elastic.ValueBool() && !u.at("queue") && !u.at("namespace") && !u.at("cluster") && r.queueChanged(ctx, req, &m) {
+		r.refuseElasticOnMultiKueue(ctx, &m, resp)
+	}
 }
 
 func (r *rayJobResource) kube(ctx context.Context, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
