@@ -20,6 +20,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 )
 
 // KueueNamespace is where Kueue runs, and so where a manager's kubeconfig Secrets live (Kueue reads them from its own
@@ -70,12 +71,13 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 	}
 	sas := c.Core.ServiceAccounts(KueueNamespace)
 	if err := upsert(ctx, "ServiceAccount", sas, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Namespace: KueueNamespace, Labels: labels()}},
-		func(have, want *corev1.ServiceAccount) { have.Labels = withLabels(have.Labels) }); err != nil {
+		func(have, want *corev1.ServiceAccount) error { have.Labels = withLabels(have.Labels); return nil }); err != nil {
 		return nil, err
 	}
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: w.Role(), Labels: labels()}, Rules: Rules()}
-	if err := upsert(ctx, "ClusterRole", c.RBAC.ClusterRoles(), role, func(have, want *rbacv1.ClusterRole) {
+	if err := upsert(ctx, "ClusterRole", c.RBAC.ClusterRoles(), role, func(have, want *rbacv1.ClusterRole) error {
 		have.Labels, have.Rules = withLabels(have.Labels), want.Rules
+		return nil
 	}); err != nil {
 		return nil, err
 	}
@@ -91,8 +93,9 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 			return nil, fmt.Errorf("replacing ClusterRoleBinding %s: %w", w.Binding(), err)
 		}
 	}
-	if err := upsert(ctx, "ClusterRoleBinding", bindings, binding, func(have, want *rbacv1.ClusterRoleBinding) {
+	if err := upsert(ctx, "ClusterRoleBinding", bindings, binding, func(have, want *rbacv1.ClusterRoleBinding) error {
 		have.Labels, have.Subjects = withLabels(have.Labels), want.Subjects
+		return nil
 	}); err != nil {
 		return nil, err
 	}
@@ -101,8 +104,14 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 			Annotations: map[string]string{corev1.ServiceAccountNameKey: w.ServiceAccount}},
 		Type: corev1.SecretTypeServiceAccountToken,
 	}
-	if err := upsert(ctx, "token Secret", c.Core.Secrets(KueueNamespace), secret, func(have, want *corev1.Secret) {
+	if err := upsert(ctx, "token Secret", c.Core.Secrets(KueueNamespace), secret, func(have, want *corev1.Secret) error {
+		// A Secret's type cannot change: one of that name that holds something else is not taken over.
+		if have.Type != corev1.SecretTypeServiceAccountToken || have.Annotations[corev1.ServiceAccountNameKey] != w.ServiceAccount {
+			return fmt.Errorf("the Secret %s/%s exists and is not %s's token Secret (type %s): choose another service_account, or remove it",
+				KueueNamespace, w.TokenSecret(), w.ServiceAccount, have.Type)
+		}
 		have.Labels = withLabels(have.Labels)
+		return nil
 	}); err != nil {
 		return nil, err
 	}
@@ -116,16 +125,21 @@ type object[T any] interface {
 	Update(ctx context.Context, obj T, o metav1.UpdateOptions) (T, error)
 }
 
-// upsert creates want, or updates the object of its name after fix has made it so.
-func upsert[T interface{ GetName() string }](ctx context.Context, kind string, c object[T], want T, fix func(have, want T)) error {
-	have, err := c.Get(ctx, want.GetName(), metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = c.Create(ctx, want, metav1.CreateOptions{})
-	case err == nil:
-		fix(have, want)
-		_, err = c.Update(ctx, have, metav1.UpdateOptions{})
-	}
+// upsert creates want, or updates the object of its name after fix has made it so (read again on a conflict: the
+// token controller writes the token Secret meanwhile).
+func upsert[T interface{ GetName() string }](ctx context.Context, kind string, c object[T], want T, fix func(have, want T) error) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		have, err := c.Get(ctx, want.GetName(), metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			_, err = c.Create(ctx, want, metav1.CreateOptions{})
+		case err == nil:
+			if err = fix(have, want); err == nil {
+				_, err = c.Update(ctx, have, metav1.UpdateOptions{})
+			}
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("writing %s %s: %w", kind, want.GetName(), err)
 	}

@@ -135,10 +135,17 @@ func QueuesUsing(ctx context.Context, kq kueueclient.Interface, check string) ([
 	return out, nil
 }
 
-// DeleteConfig deletes the AdmissionCheck check and then the MultiKueueConfig.
+// DeleteConfig deletes the AdmissionCheck check, while it is MultiKueue's check of this config (one changed by hand
+// to serve something else is not ours any more), and then the MultiKueueConfig.
 func DeleteConfig(ctx context.Context, kq kueueclient.Interface, name, check string) error {
-	if err := kq.KueueV1beta2().AdmissionChecks().Delete(ctx, check, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting AdmissionCheck %s: %w", check, err)
+	ac, err := FindCheck(ctx, kq, check)
+	if err != nil {
+		return err
+	}
+	if ac != nil && IsConfigCheck(ac, name) {
+		if err := kq.KueueV1beta2().AdmissionChecks().Delete(ctx, check, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting AdmissionCheck %s: %w", check, err)
+		}
 	}
 	if err := kq.KueueV1beta2().MultiKueueConfigs().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting MultiKueueConfig %s: %w", name, err)

@@ -82,3 +82,22 @@ func TestQueueCheck(t *testing.T) {
 		})
 	}
 }
+
+// A check changed by hand to serve another config is not removed with this one.
+func TestDeleteConfigKeepsOthersCheck(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kq := kueuefake.NewSimpleClientset(check("mine", kueue.MultiKueueControllerName, "cfg"), check("moved", kueue.MultiKueueControllerName, "other"),
+		&kueue.MultiKueueConfig{ObjectMeta: metav1.ObjectMeta{Name: "cfg"}})
+	for _, c := range []string{"moved", "mine"} {
+		if err := DeleteConfig(ctx, kq, "cfg", c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := kq.KueueV1beta2().AdmissionChecks().Get(ctx, "moved", metav1.GetOptions{}); err != nil {
+		t.Errorf("the check serving another config was deleted: %v", err)
+	}
+	if ac, _ := FindCheck(ctx, kq, "mine"); ac != nil {
+		t.Error("the config's own check is still there")
+	}
+}

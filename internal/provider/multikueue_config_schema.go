@@ -33,7 +33,7 @@ func (r *multiKueueConfigResource) Schema(ctx context.Context, _ resource.Schema
 			"name": schema.StringAttribute{
 				Required:            true,
 				Validators:          []validator.String{validators.DNSLabel()},
-				MarkdownDescription: "Name of the `MultiKueueConfig` and of its `AdmissionCheck`.",
+				MarkdownDescription: "Name of the `MultiKueueConfig`, and of a new `AdmissionCheck` (see `admission_check`).",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"workers": schema.ListAttribute{
@@ -46,7 +46,7 @@ func (r *multiKueueConfigResource) Schema(ctx context.Context, _ resource.Schema
 				Computed: true,
 				MarkdownDescription: "The `AdmissionCheck` to list in a queue's `admission_checks`. A new check takes the config's name; an " +
 					"imported config keeps the name of the check that names it (Kueue's documented YAML names them apart). Empty when " +
-					"the check was deleted or changed by hand, and the next apply writes it again under the config's name.",
+					"the check was deleted or changed by hand, and the next apply writes it again under the name it had.",
 			},
 			"active": schema.BoolAttribute{
 				Computed:            true,

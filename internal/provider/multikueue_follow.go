@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 
@@ -34,30 +36,59 @@ func clusterAt(ctx context.Context, c clients, project, server string) (ref clus
 
 // followWorker makes manager's clients reach its MultiKueue workers: the MultiKueueCluster's Secret names the
 // worker's endpoint, and the GKE cluster of the manager's project with that endpoint is reached with the provider's
-// own credentials (never the Secret's token).
+// own credentials (never the Secret's token). Workers in other projects are not followed.
 func (d *providerData) followWorker(manager clusterRef, c *kube.Clients) {
+	var mu sync.Mutex
+	found := map[string]workerSeen{}
 	c.Worker = func(ctx context.Context, name string) (*kube.Clients, error) {
-		mkc, err := multikueue.FindCluster(ctx, c.Kueue, name)
-		if err != nil {
-			return nil, err
+		// Remembered for a while: a refresh of many dispatched jobs looks each worker up once, not once per job.
+		mu.Lock()
+		seen, ok := found[name]
+		mu.Unlock()
+		if ok && time.Since(seen.at) < workerSeenFor {
+			return seen.c, nil
 		}
-		if mkc == nil || mkc.Spec.ClusterSource.KubeConfig == nil {
-			return nil, fmt.Errorf("MultiKueueCluster %s names no kubeconfig Secret", name)
+		w, err := d.findWorker(ctx, manager, c, name)
+		if err == nil {
+			mu.Lock()
+			found[name] = workerSeen{w, time.Now()}
+			mu.Unlock()
 		}
-		kc, found, err := multikueue.SecretKubeconfig(ctx, c.Core, mkc.Spec.ClusterSource.KubeConfig.Location)
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			return nil, fmt.Errorf("the kubeconfig Secret of MultiKueueCluster %s is not there", name)
-		}
-		ref, found, err := clusterAt(ctx, d, manager.Project, multikueue.Server(kc))
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			return nil, fmt.Errorf("no GKE cluster of project %s serves MultiKueueCluster %s", manager.Project, name)
-		}
-		return d.Kube(ctx, ref)
+		return w, err
 	}
+}
+
+// workerSeenFor is how long a worker found stays found: a MultiKueueCluster moved to another cluster is followed
+// after that.
+const workerSeenFor = time.Minute
+
+type workerSeen struct {
+	c  *kube.Clients
+	at time.Time
+}
+
+// findWorker reaches the worker MultiKueueCluster name stands for, on manager (clients c).
+func (d *providerData) findWorker(ctx context.Context, manager clusterRef, c *kube.Clients, name string) (*kube.Clients, error) {
+	mkc, err := multikueue.FindCluster(ctx, c.Kueue, name)
+	if err != nil {
+		return nil, err
+	}
+	if mkc == nil || mkc.Spec.ClusterSource.KubeConfig == nil {
+		return nil, fmt.Errorf("MultiKueueCluster %s names no kubeconfig Secret", name)
+	}
+	kc, found, err := multikueue.SecretKubeconfig(ctx, c.Core, mkc.Spec.ClusterSource.KubeConfig.Location)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("the kubeconfig Secret of MultiKueueCluster %s is not there", name)
+	}
+	ref, found, err := clusterAt(ctx, d, manager.Project, multikueue.Server(kc))
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("no GKE cluster of project %s serves MultiKueueCluster %s", manager.Project, name)
+	}
+	return d.Kube(ctx, ref)
 }

@@ -50,6 +50,16 @@ type jobProgress struct {
 	nodePools map[string]string
 	// noKueue is set when the cluster serves no Workload API: nothing will ever admit a queued job there.
 	noKueue bool
+	// at is the cluster the pods were read on: the job's, or the MultiKueue worker it was dispatched to.
+	at *kube.Clients
+}
+
+// podsAt is the cluster the pods were read on, c when none was recorded.
+func (p jobProgress) podsAt(c *kube.Clients) *kube.Clients {
+	if p.at != nil {
+		return p.at
+	}
+	return c
 }
 
 func (p jobProgress) admitted() bool {
@@ -142,13 +152,25 @@ func readProgressWith(ctx context.Context, c *kube.Clients, ns, name string,
 		return jobProgress{}, err
 	}
 	// A job MultiKueue dispatched runs on the worker: the manager's copy carries the worker's status (its RayCluster's
-	// name), and the pods are there. A worker that cannot be reached leaves the pods unknown, not the refresh failed.
+	// name), and the pods are there. A worker that cannot be reached, or does not answer, leaves the pods unknown, not
+	// the read failed.
 	at := c
 	if wl != nil && wl.Status.ClusterName != nil && c.Worker != nil {
-		if at, err = c.Worker(ctx, *wl.Status.ClusterName); err != nil {
-			tflog.Debug(ctx, "the worker that runs the job cannot be reached; its pods stay uncounted", map[string]any{"worker": *wl.Status.ClusterName, "error": err.Error()})
-			return jobProgress{job: job, wl: wl}, nil //nolint:nilerr // the worker's pods stay unknown; the job and Workload are read
+		worker := *wl.Status.ClusterName
+		at, err = c.Worker(ctx, worker)
+		var ps []corev1.Pod
+		var nodePools map[string]string
+		if err == nil {
+			ps, err = pods(ctx, at, job)
 		}
+		if err == nil {
+			nodePools, err = poolsOfUnpinnedPods(ctx, at, ps)
+		}
+		if err != nil {
+			tflog.Debug(ctx, "the worker that runs the job did not answer; its pods stay uncounted", map[string]any{"worker": worker, "error": err.Error()})
+			return jobProgress{job: job, wl: wl, noKueue: noKueue}, nil //nolint:nilerr // the pods stay unknown; the job and Workload are read
+		}
+		return jobProgress{job: job, wl: wl, pods: ps, nodePools: nodePools, noKueue: noKueue, at: at}, nil
 	}
 	ps, err := pods(ctx, at, job)
 	if err != nil {
@@ -158,7 +180,7 @@ func readProgressWith(ctx context.Context, c *kube.Clients, ns, name string,
 	if err != nil {
 		return jobProgress{}, err
 	}
-	return jobProgress{job: job, wl: wl, pods: ps, nodePools: nodePools, noKueue: noKueue}, nil
+	return jobProgress{job: job, wl: wl, pods: ps, nodePools: nodePools, noKueue: noKueue, at: c}, nil
 }
 
 // waitJob waits, woken by watch events on the job's Workloads and the job, until it reaches waitFor. Each new phase
@@ -208,7 +230,7 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 			return false, fmt.Errorf("the job failed: %s %s", p.job.Status.Reason, p.job.Status.Message)
 		}
 		if (waitFor == "running" || waitFor == "complete") && !p.running() && (p.admitted() || p.job.Labels[queueNameLabel] == "") {
-			if why, err := noNodeFor(ctx, c, p.pods, time.Now()); err != nil || why != "" {
+			if why, err := noNodeFor(ctx, p.podsAt(c), p.pods, time.Now()); err != nil || why != "" {
 				return false, errors.Join(err, errorIf(why))
 			}
 		}
@@ -480,8 +502,11 @@ func waitWorkloadsGone(ctx context.Context, c *kube.Clients, ns, uid string) err
 		if kueueMissing(err) {
 			return true, nil
 		}
+		if err != nil && kube.Transient(err) {
+			return false, nil
+		}
 		if err != nil {
-			return false, nil //nolint:nilerr // polled again until the deadline
+			return false, err
 		}
 		left = list.Items
 		return len(left) == 0, nil
@@ -489,10 +514,32 @@ func waitWorkloadsGone(ctx context.Context, c *kube.Clients, ns, uid string) err
 	if err == nil {
 		return nil
 	}
+	if len(left) == 0 {
+		return fmt.Errorf("the RayJob is gone; listing its Workloads on %s to see that Kueue let them go: %w", c.Host, err)
+	}
+	return fmt.Errorf("the RayJob is gone, but %w", workloadsHeld(left, c.Host))
+}
+
+// heldWorkloads explains, when the job's Workloads are still there, that Kueue holds them; nil otherwise.
+func heldWorkloads(ctx context.Context, c *kube.Clients, ns, uid string) error {
+	if uid == "" {
+		return nil
+	}
+	list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.JobUIDLabel + "=" + uid})
+	if err != nil {
+		return nil //nolint:nilerr // an explanation only: the delete's own error is reported
+	}
+	if len(list.Items) == 0 {
+		return nil
+	}
+	return workloadsHeld(list.Items, c.Host)
+}
+
+func workloadsHeld(wls []kueue.Workload, host string) error {
 	var held []string
-	for _, wl := range left {
+	for _, wl := range wls {
 		held = append(held, fmt.Sprintf("%s (finalizers %v, on worker %q)", wl.Name, wl.Finalizers, kptr.Deref(wl.Status.ClusterName, "")))
 	}
-	return fmt.Errorf("the RayJob is gone, but Kueue still holds its Workload %s on %s: it removes a MultiKueue job's copies on the workers first, "+
-		"and waits for a worker that does not answer. Its quota stays in use until then; apply again once the worker answers", strings.Join(held, ", "), c.Host)
+	return fmt.Errorf("the job's Workload %s on %s is still held by Kueue: it removes a MultiKueue job's copies on the workers first, "+
+		"and waits for a worker that does not answer. Its quota stays in use until then; apply again once the worker answers", strings.Join(held, ", "), host)
 }

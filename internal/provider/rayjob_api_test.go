@@ -21,11 +21,14 @@ func TestReadProgressFollowsDispatch(t *testing.T) {
 	job := &rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "default"}, Status: rayv1.RayJobStatus{RayClusterName: "j-rc"}}
 	pod := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "j-rc-head"},
 		Spec: corev1.PodSpec{NodeName: "n1", NodeSelector: map[string]string{gkeNodePoolLabel: "dws-pool"}}}
-	manager, worker := &kube.Clients{Host: "https://manager"}, &kube.Clients{Host: "https://worker"}
+	manager, worker, down := &kube.Clients{Host: "https://manager"}, &kube.Clients{Host: "https://worker"}, &kube.Clients{Host: "https://down"}
 	get := func(context.Context, *kube.Clients, string, string) (*rayv1.RayJob, error) { return job, nil }
 	pods := func(_ context.Context, c *kube.Clients, _ *rayv1.RayJob) ([]corev1.Pod, error) {
-		if c == worker {
+		switch c {
+		case worker:
 			return []corev1.Pod{pod}, nil
+		case down:
+			return nil, errors.New("connection refused")
 		}
 		return nil, nil
 	}
@@ -36,6 +39,7 @@ func TestReadProgressFollowsDispatch(t *testing.T) {
 	}{
 		"dispatched":        {kptr.To("w1"), func(_ context.Context, n string) (*kube.Clients, error) { return worker, nil }, 1},
 		"worker unreached":  {kptr.To("w1"), func(context.Context, string) (*kube.Clients, error) { return nil, errors.New("refused") }, 0},
+		"worker down":       {kptr.To("w1"), func(context.Context, string) (*kube.Clients, error) { return down, nil }, 0},
 		"not dispatched":    {nil, func(context.Context, string) (*kube.Clients, error) { return worker, nil }, 0},
 		"no way to workers": {kptr.To("w1"), nil, 0},
 	} {

@@ -109,6 +109,21 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 // privateLostCheck holds the name of a check found gone, until it is written again.
 const privateLostCheck = "lost_check"
 
+// privateGetter is the private state of a request.
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+// lostCheck is the name of the check Read found gone, "" when none.
+func lostCheck(ctx context.Context, p privateGetter) string {
+	b, diags := p.GetKey(ctx, privateLostCheck)
+	var lost string
+	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &lost) != nil {
+		return ""
+	}
+	return lost
+}
+
 func (r *multiKueueConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan multiKueueConfigModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -138,6 +153,11 @@ func (r *multiKueueConfigResource) Delete(ctx context.Context, req resource.Dele
 		return
 	}
 	name, check := st.Name.ValueString(), st.checkName()
+	if st.AdmissionCheck.ValueString() == "" {
+		if lost := lostCheck(ctx, req.Private); lost != "" {
+			check = lost
+		}
+	}
 	summary := fmt.Sprintf("deleting MultiKueueConfig (%s)", name)
 	// Refused before anything goes: a ClusterQueue whose check is gone admits nothing, silently.
 	users, err := multikueue.QueuesUsing(ctx, c.Kueue, check)
@@ -188,11 +208,8 @@ func (r *multiKueueConfigResource) ModifyPlan(ctx context.Context, req resource.
 	want := name
 	if !prior.IsNull() && prior.ValueString() != "" {
 		want = prior
-	} else if b, diags := req.Private.GetKey(ctx, privateLostCheck); !diags.HasError() && len(b) > 0 {
-		var lost string
-		if json.Unmarshal(b, &lost) == nil && lost != "" {
-			want = types.StringValue(lost)
-		}
+	} else if lost := lostCheck(ctx, req.Private); lost != "" {
+		want = types.StringValue(lost)
 	}
 	if check.Equal(want) {
 		return

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -278,8 +279,13 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	defer jobReads.Forget(c, ns)
 	jobs := c.Ray.RayV1().RayJobs(ns)
 	var uid string
-	if have, err := jobs.Get(ctx, name, metav1.GetOptions{}); err == nil {
+	have, err := jobs.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil:
 		uid = string(have.UID)
+	case !apierrors.IsNotFound(err):
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
+		return
 	}
 	// Foreground propagation: the job goes only after the garbage collector removed its RayCluster and Kueue's
 	// Workload, so its quota is free when destroy returns (a job applied next is admitted where this one was).
@@ -288,7 +294,8 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return jobs.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &foreground})
 	},
 		func(ctx context.Context) error { _, err := jobs.Get(ctx, name, metav1.GetOptions{}); return err }, 5*time.Minute); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
+		// Foreground deletion waits for the job's Workload, which Kueue may hold: say which.
+		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), errors.Join(rayJobError(c, err), heldWorkloads(ctx, c, ns, uid)).Error())
 		return
 	}
 	if err := waitWorkloadsGone(ctx, c, ns, uid); err != nil {
