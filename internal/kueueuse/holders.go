@@ -19,6 +19,8 @@ import (
 type Holder struct {
 	Workload, Owner string
 	Leaving         bool
+	// Origin is set on a copy a MultiKueue manager placed here: the manager's origin name.
+	Origin string
 }
 
 // FindHolders lists the Workloads that hold quota in the ClusterQueue, read from the Workloads themselves: the
@@ -43,7 +45,7 @@ func FindHolders(ctx context.Context, c *kube.Clients, cq string) ([]Holder, err
 		if ok, _ := kube.ConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished); ok {
 			continue
 		}
-		h := Holder{Workload: wl.Namespace + "/" + wl.Name, Leaving: wl.DeletionTimestamp != nil}
+		h := Holder{Workload: wl.Namespace + "/" + wl.Name, Leaving: wl.DeletionTimestamp != nil, Origin: wl.Labels[kueue.MultiKueueOriginLabel]}
 		for _, ref := range wl.OwnerReferences {
 			h.Owner = fmt.Sprintf("%s %s/%s", ref.Kind, wl.Namespace, ref.Name)
 			if ref.Kind == "RayJob" && !h.Leaving {
@@ -72,8 +74,19 @@ func HoldersError(cq, host string, hs []Holder) error {
 			names = append(names, h.Workload)
 		}
 	}
-	return fmt.Errorf("ClusterQueue %s on %s still holds quota for %d workload(s): %s. Delete those jobs "+
-		"(or let them finish; kubectl get workloads -A shows them), then destroy again", cq, host, len(hs), strings.Join(names, ", "))
+	copies := ""
+	for _, h := range hs {
+		if h.Origin != "" {
+			// Kueue's manager deletes a worker's copy once its own job is gone, but only while it reaches the worker:
+			// its garbage collection (once a minute) skips a worker it has lost or no longer lists.
+			copies = fmt.Sprintf(" Some are copies a MultiKueue manager (origin %q) placed here: it deletes them within "+
+				"a minute of its own job going while it still reaches this cluster; a copy left after the manager stopped "+
+				"listing this cluster stays until deleted by hand.", h.Origin)
+			break
+		}
+	}
+	return fmt.Errorf("ClusterQueue %s on %s still holds quota for %d workload(s): %s.%s Delete those jobs "+
+		"(or let them finish; kubectl get workloads -A shows them), then destroy again", cq, host, len(hs), strings.Join(names, ", "), copies)
 }
 
 // WaitReleased waits while the only holders are leaving, and returns those that are not (none: the ClusterQueue

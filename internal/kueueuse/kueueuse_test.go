@@ -142,6 +142,13 @@ func TestHoldersError(t *testing.T) {
 	if strings.Contains(got, "rayjob-f") {
 		t.Errorf("HoldersError names more than five: %q", got)
 	}
+	if strings.Contains(got, "MultiKueue") {
+		t.Errorf("HoldersError speaks of MultiKueue with no copy held: %q", got)
+	}
+	hs[6].Origin = "multikueue"
+	if got := HoldersError("cq", "https://127.0.0.1:6443", hs).Error(); !strings.Contains(got, `copies a MultiKueue manager (origin "multikueue") placed here`) {
+		t.Errorf("HoldersError does not say a copy is MultiKueue's: %q", got)
+	}
 }
 
 func TestFindHolders(t *testing.T) {

@@ -144,6 +144,7 @@ func gkeAPIForCheck() *gke.Client {
 func requireStack(t *testing.T) *localstack.Stack {
 	t.Helper()
 	testutil.RequireAcceptance(t)
+	sweepAfter(t)
 	stackOnce.Do(func() {
 		bin := os.Getenv("DWSFALLBACK_STACK_BIN")
 		if bin == "" {
@@ -175,6 +176,42 @@ func stopStack() {
 	if stack != nil {
 		stack.Stop()
 	}
+}
+
+// sweepAfter deletes, when the test ends, the emulated clusters it left behind (a destroy that failed). Left, one
+// of them would hold the shared control plane, and every later test would fail for a reason not its own.
+func sweepAfter(t *testing.T) {
+	if _, seen := swept.LoadOrStore(t, true); seen {
+		return
+	}
+	before := clusterNames(t)
+	t.Cleanup(func() {
+		swept.Delete(t)
+		c := gkeAPIForCheck()
+		for name := range clusterNames(t) {
+			if before[name] {
+				continue
+			}
+			t.Logf("deleting cluster %s, which the test left behind", name)
+			if err := deleteCluster(c, clusterRef{testProject, testLocation, name}); err != nil {
+				t.Errorf("deleting cluster %s left behind: %v", name, err)
+			}
+		}
+	})
+}
+
+// clusterNames lists the emulated clusters of the test project.
+func clusterNames(t *testing.T) map[string]bool {
+	list, err := gkeAPIForCheck().API().ListClusters(context.Background(), &containerpb.ListClustersRequest{
+		Parent: fmt.Sprintf("projects/%s/locations/%s", testProject, testLocation)})
+	if err != nil {
+		t.Fatalf("listing clusters: %v", err)
+	}
+	names := map[string]bool{}
+	for _, cl := range list.Clusters {
+		names[cl.Name] = true
+	}
+	return names
 }
 
 // adminClients are typed clients of the stack with the admin token, for out-of-band changes and checks.
@@ -226,6 +263,7 @@ var (
 	stackOnce sync.Once
 	stack     *localstack.Stack
 	stackErr  error
+	swept     sync.Map // tests whose left-behind clusters are deleted when they end
 	dws       *gkeemu.DWS
 	// autoscaler plays GKE's nodes: Node objects per pool, scale-up from pending pods, scale-down when empty.
 	autoscaler *gkeemu.Autoscaler

@@ -17,6 +17,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	kptr "k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
@@ -169,10 +170,27 @@ func dispatchJob(t *testing.T, id, want string) error {
 		return fmt.Errorf("submitting the RayJob to the manager: %w", err)
 	}
 	defer func() {
-		dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer dcancel()
+		wl, _ := managerWorkload(dctx, t, job.Name)
 		_ = manager.Ray.RayV1().RayJobs("default").Delete(dctx, job.Name, metav1.DeleteOptions{})
-		waitFor(2*time.Minute, func() bool { wl, err := managerWorkload(dctx, t, job.Name); return err == nil && wl == nil })
+		if !waitFor(2*time.Minute, func() bool { wl, err := managerWorkload(dctx, t, job.Name); return err == nil && wl == nil }) {
+			t.Errorf("the manager's Workload of %s stayed after the job was deleted", job.Name)
+		}
+		// The manager removes the workers' copies on its own time (its garbage collection runs once a minute). A
+		// copy left on a worker that then stops answering would hold that worker's queue and fail the destroy.
+		if wl == nil {
+			return
+		}
+		gone := time.Now()
+		err := wait.PollUntilContextTimeout(dctx, time.Second, 150*time.Second, true, func(ctx context.Context) (bool, error) {
+			return noCopies(ctx, t, job.Name, wl.Name), nil
+		})
+		if err != nil {
+			t.Errorf("a worker still holds a copy of %s after the manager's is gone", job.Name)
+			return
+		}
+		t.Logf("the workers' copies of %s went %s after the manager's", job.Name, time.Since(gone).Round(time.Second))
 	}()
 	return runsOn(ctx, t, job.Name, []string{"mkdw1", "mkdw2"}, func(name string) error {
 		if want != "" && name != want {
@@ -223,6 +241,20 @@ func runsOn(ctx context.Context, t *testing.T, job string, workers []string, che
 		}
 	}
 	return fmt.Errorf("%s was not dispatched to one worker alone: %s", job, last)
+}
+
+// noCopies reports whether no worker holds the RayJob or its Workload.
+func noCopies(ctx context.Context, t *testing.T, job, workload string) bool {
+	for _, w := range []string{"mkdw1", "mkdw2"} {
+		c := clusterClients(t, w)
+		if _, err := c.Ray.RayV1().RayJobs("default").Get(ctx, job, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return false
+		}
+		if _, err := c.Kueue.KueueV1beta2().Workloads("default").Get(ctx, workload, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return false
+		}
+	}
+	return true
 }
 
 // boundOn reports whether a pod of the RayJob's RayCluster on the worker is bound to a node.
