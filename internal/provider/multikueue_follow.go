@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -11,6 +10,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/ttlcache"
 )
 
 // clusterAt is the GKE cluster of the project whose endpoint is server (https://ENDPOINT); found is false when none
@@ -38,34 +38,16 @@ func clusterAt(ctx context.Context, c clients, project, server string) (ref clus
 // worker's endpoint, and the GKE cluster of the manager's project with that endpoint is reached with the provider's
 // own credentials (never the Secret's token). Workers in other projects are not followed.
 func (d *providerData) followWorker(manager clusterRef, c *kube.Clients) {
-	var mu sync.Mutex
-	found := map[string]workerSeen{}
+	// Remembered for a while: a refresh of many dispatched jobs looks each worker up once, not once per job.
+	found := ttlcache.New[string, *kube.Clients](workerSeenFor)
 	c.Worker = func(ctx context.Context, name string) (*kube.Clients, error) {
-		// Remembered for a while: a refresh of many dispatched jobs looks each worker up once, not once per job.
-		mu.Lock()
-		seen, ok := found[name]
-		mu.Unlock()
-		if ok && time.Since(seen.at) < workerSeenFor {
-			return seen.c, nil
-		}
-		w, err := d.findWorker(ctx, manager, c, name)
-		if err == nil {
-			mu.Lock()
-			found[name] = workerSeen{w, time.Now()}
-			mu.Unlock()
-		}
-		return w, err
+		return found.Get(name, func() (*kube.Clients, error) { return d.findWorker(ctx, manager, c, name) })
 	}
 }
 
 // workerSeenFor is how long a worker found stays found: a MultiKueueCluster moved to another cluster is followed
 // after that.
 const workerSeenFor = time.Minute
-
-type workerSeen struct {
-	c  *kube.Clients
-	at time.Time
-}
 
 // findWorker reaches the worker MultiKueueCluster name stands for, on manager (clients c).
 func (d *providerData) findWorker(ctx context.Context, manager clusterRef, c *kube.Clients, name string) (*kube.Clients, error) {

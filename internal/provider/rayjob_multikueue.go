@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/ttlcache"
 )
 
 // queueChanged: a new job, or one whose queue, namespace or elasticity changes; only those are looked up on the
@@ -39,7 +39,7 @@ func (r *rayJobResource) refuseElasticOnMultiKueue(ctx context.Context, m *rayJo
 	if !ok {
 		return
 	}
-	check := queueChecks.get(ctx, c, m.Namespace.ValueString(), m.Queue.ValueString())
+	check := queueCheck(ctx, c, m.Namespace.ValueString(), m.Queue.ValueString())
 	if check == "" {
 		return
 	}
@@ -52,38 +52,20 @@ func (r *rayJobResource) refuseElasticOnMultiKueue(ctx context.Context, m *rayJo
 
 // queueChecks remembers, for a few seconds, the MultiKueue check found behind each cluster's LocalQueue: a plan of many
 // new jobs on one queue asks the cluster once.
-var queueChecks = &queueCheckCache{m: map[queueCheckKey]queueCheckEntry{}}
+var queueChecks = ttlcache.New[queueCheckKey, string](10 * time.Second)
 
 type queueCheckKey struct {
 	c                *kube.Clients
 	namespace, queue string
 }
 
-type queueCheckEntry struct {
-	check string
-	at    time.Time
-}
-
-type queueCheckCache struct {
-	mu sync.Mutex
-	m  map[queueCheckKey]queueCheckEntry
-}
-
-// get is multikueue.QueueCheck, "" on an error: the check only refuses what it has seen.
-func (q *queueCheckCache) get(ctx context.Context, c *kube.Clients, namespace, queue string) string {
-	k := queueCheckKey{c, namespace, queue}
-	q.mu.Lock()
-	e, ok := q.m[k]
-	q.mu.Unlock()
-	if ok && time.Since(e.at) < 10*time.Second {
-		return e.check
-	}
-	check, err := multikueue.QueueCheck(ctx, c.Kueue, namespace, queue)
+// queueCheck is multikueue.QueueCheck, "" on an error: the check only refuses what it has seen.
+func queueCheck(ctx context.Context, c *kube.Clients, namespace, queue string) string {
+	check, err := queueChecks.Get(queueCheckKey{c, namespace, queue}, func() (string, error) {
+		return multikueue.QueueCheck(ctx, c.Kueue, namespace, queue)
+	})
 	if err != nil {
 		return ""
 	}
-	q.mu.Lock()
-	q.m[k] = queueCheckEntry{check, time.Now()}
-	q.mu.Unlock()
 	return check
 }
