@@ -48,8 +48,7 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 				Optional: true, Computed: true,
 				Default:             stringdefault.StaticString("multikueue-sa"),
 				Validators:          []validator.String{validators.DNSLabel(), stringvalidator.ConflictsWith(path.MatchRoot("kubeconfig_wo"))},
-				MarkdownDescription: "ServiceAccount the manager acts as on the worker, in `kueue-system`; its ClusterRole (`<name>-role`), ClusterRoleBinding (`<name>-crb`) and token Secret (`<name>`) are named after it, as Kueue's own script `create-multikueue-kubeconfig.sh` names them, so that a worker set up by the script is found and repaired. The script uses `multikueue-sa`, the default. Unused with `kubeconfig_wo`.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "ServiceAccount the manager acts as on the worker, in `kueue-system`; its ClusterRole (`<name>-role`), ClusterRoleBinding (`<name>-crb`) and token Secret (`<name>`) are named after it, as Kueue's own script `create-multikueue-kubeconfig.sh` names them, so that a worker set up by the script is found and repaired. The script uses `multikueue-sa`, the default. Changed in place: the apply makes the new ServiceAccount and its rights, writes the manager's Secret with the new token, then removes the old ones (the manager keeps its `MultiKueueCluster`, so a config that lists it is undisturbed). Unused with `kubeconfig_wo`.",
 			},
 			"secret_name": schema.StringAttribute{
 				Optional: true, Computed: true,

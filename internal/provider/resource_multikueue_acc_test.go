@@ -9,8 +9,13 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
@@ -85,6 +90,10 @@ resource "dwsfallback_kueue_queue" "manager" {
 // next apply repairs them; the objects import with an empty plan.
 func TestAccMultiKueue_manager(t *testing.T) {
 	requireStack(t)
+	custom := strings.Replace(multiKueueManagerConfig, `name           = "mk-w2"`,
+		`name            = "mk-w2"
+  secret_name     = "mk-w2-custom"
+  service_account = "mk-w2-sa"`, 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -149,6 +158,49 @@ func TestAccMultiKueue_manager(t *testing.T) {
 			},
 			{Config: multiKueueManagerConfig},
 			{
+				// Settings away from their defaults change the worker in place: the MultiKueueConfig still lists it.
+				Config: custom,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_multikueue_worker.w2", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "active", "true"),
+					workerObjects(t, "mk-w2-custom", "mk-w2-sa", "mk-w2-kubeconfig", "multikueue-sa"),
+				),
+			},
+			{
+				// Removed from the configuration, both settings plan their defaults back.
+				Config: multiKueueManagerConfig,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_multikueue_worker.w2", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("dwsfallback_multikueue_worker.w2", tfjsonpath.New("secret_name"), knownvalue.StringExact("mk-w2-kubeconfig")),
+					plancheck.ExpectKnownValue("dwsfallback_multikueue_worker.w2", tfjsonpath.New("service_account"), knownvalue.StringExact("multikueue-sa")),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "active", "true"),
+					workerObjects(t, "mk-w2-kubeconfig", "multikueue-sa", "mk-w2-custom", "mk-w2-sa"),
+				),
+			},
+			{
+				// Drift on a setting the configuration leaves to its default: the MultiKueueCluster pointed at another
+				// Secret by hand is planned back to the default.
+				PreConfig: func() {
+					patch := []byte(`{"spec":{"clusterSource":{"kubeConfig":{"location":"elsewhere"}}}}`)
+					if _, err := clusterClients(t, "mk-manager").Kueue.KueueV1beta2().MultiKueueClusters().Patch(context.Background(), "mk-w2", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: multiKueueManagerConfig,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_multikueue_worker.w2", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("dwsfallback_multikueue_worker.w2", tfjsonpath.New("secret_name"), knownvalue.StringExact("mk-w2-kubeconfig")),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "active", "true"),
+					workerObjects(t, "mk-w2-kubeconfig", "multikueue-sa", "elsewhere", ""),
+				),
+			},
+			{
 				// DWS on the manager: Kueue would make the queue inactive, so the apply refuses before writing.
 				Config: multiKueueManagerConfig + `
 resource "dwsfallback_kueue_queue" "with_dws" {
@@ -180,4 +232,40 @@ resource "dwsfallback_kueue_queue" "with_dws" {
 			},
 		},
 	})
+}
+
+// workerObjects checks that worker mk-w2 is reached through the manager's Secret secret and the worker's
+// ServiceAccount sa, and that the Secret goneSecret and the ServiceAccount goneSA (when named) are gone.
+func workerObjects(t *testing.T, secret, sa, goneSecret, goneSA string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx := context.Background()
+		m := clusterClients(t, "mk-manager")
+		mkc, err := m.Kueue.KueueV1beta2().MultiKueueClusters().Get(ctx, "mk-w2", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got := mkc.Spec.ClusterSource.KubeConfig.Location; got != secret {
+			return fmt.Errorf("MultiKueueCluster mk-w2 names Secret %q, want %q", got, secret)
+		}
+		if _, err := m.Core.Secrets(multikueue.KueueNamespace).Get(ctx, secret, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("the manager's Secret %s: %w", secret, err)
+		}
+		if _, err := m.Core.Secrets(multikueue.KueueNamespace).Get(ctx, goneSecret, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the manager's Secret %s is still there (%v)", goneSecret, err)
+		}
+		w := clusterClients(t, "mk-w2")
+		if _, err := w.Core.ServiceAccounts(multikueue.KueueNamespace).Get(ctx, sa, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("the worker's ServiceAccount %s: %w", sa, err)
+		}
+		if goneSA == "" {
+			return nil
+		}
+		if _, err := w.Core.ServiceAccounts(multikueue.KueueNamespace).Get(ctx, goneSA, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the worker's ServiceAccount %s is still there (%v)", goneSA, err)
+		}
+		if _, err := w.RBAC.ClusterRoles().Get(ctx, goneSA+"-role", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("the worker's ClusterRole %s-role is still there (%v)", goneSA, err)
+		}
+		return nil
+	}
 }

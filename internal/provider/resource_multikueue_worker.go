@@ -105,8 +105,9 @@ func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.Upda
 	if !r.write(ctx, &plan, given.ValueString(), "updating", &resp.State, &resp.Diagnostics) {
 		return
 	}
-	// A kubeconfig brought instead of the one made here: the ServiceAccount's token would still open the worker.
-	if plan.bringsKubeconfig() && !st.bringsKubeconfig() {
+	// A kubeconfig brought instead of the one made here, or another ServiceAccount: the old one's token would still
+	// open the worker.
+	if !st.bringsKubeconfig() && (plan.bringsKubeconfig() || plan.ServiceAccount.ValueString() != st.ServiceAccount.ValueString()) {
 		if w, ok := r.workerKube(ctx, &st, &resp.Diagnostics); ok && w != nil {
 			if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.worker()); err != nil {
 				resp.Diagnostics.AddError("removing the ServiceAccount the manager no longer uses", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err).Error())
@@ -272,7 +273,9 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 		diags.AddError(summary, c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error())
 		return false
 	}
-	mkc, err := multikueue.ApplyCluster(ctx, c.Kueue, m.Name.ValueString(), m.SecretName.ValueString(), kube.FieldManager, false)
+	// Forced: the configuration owns the Secret's name, so one set by hand (kubectl patch) is drift to undo, not a
+	// conflict. A create has already made sure there is no object to take over.
+	mkc, err := multikueue.ApplyCluster(ctx, c.Kueue, m.Name.ValueString(), m.SecretName.ValueString(), kube.FieldManager, true)
 	if err != nil {
 		if verb == "creating" {
 			// Not in state, so nothing would ever remove a Secret that opens the worker.
