@@ -42,6 +42,37 @@ const (
 type Worker struct {
 	// ServiceAccount is made in KueueNamespace.
 	ServiceAccount string
+	// User names the manager's MultiKueueCluster that uses the ServiceAccount. Several managers (or several
+	// MultiKueueClusters) can reach one worker as the same ServiceAccount, the script's default name; the objects
+	// go only with their last user.
+	User string
+}
+
+// usersAnnotation, on the ServiceAccount, lists its Users, sorted and comma-separated.
+const usersAnnotation = "dwsfallback/multikueue-users"
+
+// withUser is the users annotation with user added (or removed), and whether other users remain.
+func withUser(annotations map[string]string, user string, add bool) (map[string]string, bool) {
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	var users []string
+	for _, u := range strings.Split(annotations[usersAnnotation], ",") {
+		if u != "" && u != user {
+			users = append(users, u)
+		}
+	}
+	others := len(users) > 0
+	if add && user != "" {
+		users = append(users, user)
+	}
+	slices.Sort(users)
+	if len(users) == 0 {
+		delete(annotations, usersAnnotation)
+	} else {
+		annotations[usersAnnotation] = strings.Join(users, ",")
+	}
+	return annotations, others
 }
 
 // TokenSecret is the name of the Secret that holds the ServiceAccount's long-lived token: the script's, the
@@ -70,8 +101,13 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 		return nil, err
 	}
 	sas := c.Core.ServiceAccounts(KueueNamespace)
-	if err := upsert(ctx, "ServiceAccount", sas, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Namespace: KueueNamespace, Labels: labels()}},
-		func(have, want *corev1.ServiceAccount) error { have.Labels = withLabels(have.Labels); return nil }); err != nil {
+	users, _ := withUser(nil, w.User, true)
+	if err := upsert(ctx, "ServiceAccount", sas, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Namespace: KueueNamespace, Labels: labels(), Annotations: users}},
+		func(have, want *corev1.ServiceAccount) error {
+			have.Labels = withLabels(have.Labels)
+			have.Annotations, _ = withUser(have.Annotations, w.User, true)
+			return nil
+		}); err != nil {
 		return nil, err
 	}
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: w.Role(), Labels: labels()}, Rules: Rules()}
@@ -240,8 +276,34 @@ func Token(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]
 }
 
 // Remove deletes what Ensure made or adopted, and only that (objects without the managed-by label stay: another
-// manager's, or a script's not yet adopted by an apply).
+// manager's, or a script's not yet adopted by an apply). While the ServiceAccount has other users, only w.User is
+// taken off it and everything stays.
 func Remove(ctx context.Context, c Clients, w Worker) error {
+	sas := c.Core.ServiceAccounts(KueueNamespace)
+	others := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		sa, err := sas.Get(ctx, w.ServiceAccount, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !ours(sa.Labels) || w.User == "" {
+			return nil
+		}
+		if sa.Annotations, others = withUser(sa.Annotations, w.User, false); !others {
+			return nil
+		}
+		_, err = sas.Update(ctx, sa, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("taking %s off ServiceAccount %s's users: %w", w.User, w.ServiceAccount, err)
+	}
+	if others {
+		return nil
+	}
 	var errs []error
 	gone := func(what string, err error) {
 		if err != nil && !apierrors.IsNotFound(err) {

@@ -72,6 +72,56 @@ func TestEnsureAndRemove(t *testing.T) {
 	}
 }
 
+// Two managers that reach one worker as the same ServiceAccount: the objects stay until the last one goes.
+func TestRemoveKeepsSharedServiceAccount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cs := fake.NewClientset()
+	fillsTokens(cs, "tok-1")
+	c := Clients{Core: cs.CoreV1(), RBAC: cs.RbacV1()}
+	a := Worker{ServiceAccount: "multikueue-sa", User: "projects/p/locations/l/clusters/a/multiKueueClusters/w"}
+	b := Worker{ServiceAccount: "multikueue-sa", User: "projects/p/locations/l/clusters/b/multiKueueClusters/w"}
+	for _, w := range []Worker{a, b, a} {
+		if _, err := Ensure(ctx, c, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	users := func() string {
+		sa, err := cs.CoreV1().ServiceAccounts(KueueNamespace).Get(ctx, "multikueue-sa", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return "(gone)"
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sa.Annotations[usersAnnotation]
+	}
+	if diff := cmp.Diff(a.User+","+b.User, users()); diff != "" {
+		t.Errorf("users after both Ensure (-want +got):\n%s", diff)
+	}
+	if err := Remove(ctx, c, a); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(b.User, users()); diff != "" {
+		t.Errorf("users after a's Remove (-want +got):\n%s", diff)
+	}
+	if tok, err := Token(ctx, c.Core, b); err != nil || string(tok) != "tok-1" {
+		t.Errorf("b's token after a's Remove = %q, %v; want it kept", tok, err)
+	}
+	if ok, err := Granted(ctx, c.RBAC, b); !ok || err != nil {
+		t.Errorf("b's rights after a's Remove = %v, %v; want them kept", ok, err)
+	}
+	if err := Remove(ctx, c, b); err != nil {
+		t.Fatal(err)
+	}
+	if got := users(); got != "(gone)" {
+		t.Errorf("the ServiceAccount stayed after its last user's Remove (users %q)", got)
+	}
+	if _, err := cs.RbacV1().ClusterRoles().Get(ctx, "multikueue-sa-role", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the ClusterRole stayed after the last user's Remove: %v", err)
+	}
+}
+
 // scriptRole is the ClusterRole Kueue's create-multikueue-kubeconfig.sh makes (v0.17.0): no update or patch on
 // workloads, no Ray kinds.
 func scriptRole() *rbacv1.ClusterRole {

@@ -34,7 +34,7 @@ func defaultSecretName(name string) string { return name + "-kubeconfig" }
 func (m *multiKueueWorkerModel) bringsKubeconfig() bool { return !m.KubeconfigWOVersion.IsNull() }
 
 func (m *multiKueueWorkerModel) worker() multikueue.Worker {
-	return multikueue.Worker{ServiceAccount: m.ServiceAccount.ValueString()}
+	return multikueue.Worker{ServiceAccount: m.ServiceAccount.ValueString(), User: m.ID.ValueString()}
 }
 
 // flattenWorker records what Kueue says of the MultiKueueCluster, and the Secret it names.

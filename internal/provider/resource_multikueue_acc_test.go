@@ -201,6 +201,24 @@ func TestAccMultiKueue_manager(t *testing.T) {
 				),
 			},
 			{
+				// A second MultiKueueCluster that reaches worker mk-w1 as the same ServiceAccount (as a second manager
+				// would)...
+				Config: multiKueueManagerConfig + `
+resource "dwsfallback_multikueue_worker" "w1_again" {
+  cluster        = dwsfallback_cluster.manager.id
+  name           = "mk-w1-again"
+  worker_cluster = dwsfallback_cluster.w1.id
+}
+`,
+				Check: resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w1_again", "active", "true"),
+			},
+			{
+				// ...goes without taking the first one's ServiceAccount, rights and token with it: the plan after the
+				// apply would otherwise show credentials_current = false for w1.
+				Config: multiKueueManagerConfig,
+				Check:  resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w1", "credentials_current", "true"),
+			},
+			{
 				// DWS on the manager: Kueue would make the queue inactive, so the apply refuses before writing.
 				Config: multiKueueManagerConfig + `
 resource "dwsfallback_kueue_queue" "with_dws" {
