@@ -40,9 +40,9 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 			"worker_cluster": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "The worker's GKE cluster: its id `projects/P/locations/L/clusters/NAME` (the `id` of `dwsfallback_cluster`), " +
-					"or its name in the provider's project and location. The manager reaches it at the endpoint and CA GKE reports.",
-				Validators:    []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })},
-				PlanModifiers: []planmodifier.String{sameClusterModifier("worker")},
+					"or its name in the provider's project and location. The manager reaches it at the endpoint and CA GKE reports. " +
+					"Changed in place: the apply makes the credentials on the new worker and writes them to the manager's Secret, then removes them from the old one; the `MultiKueueCluster` keeps its name, so a config that lists it is undisturbed.",
+				Validators: []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })},
 			},
 			"service_account": schema.StringAttribute{
 				Optional: true, Computed: true,

@@ -94,6 +94,7 @@ func TestAccMultiKueue_manager(t *testing.T) {
 		`name            = "mk-w2"
   secret_name     = "mk-w2-custom"
   service_account = "mk-w2-sa"`, 1)
+	moved := strings.Replace(multiKueueManagerConfig, `worker_cluster = dwsfallback_cluster.w2.id`, `worker_cluster = dwsfallback_cluster.w1.id`, 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -201,6 +202,27 @@ func TestAccMultiKueue_manager(t *testing.T) {
 				),
 			},
 			{
+				// Another worker cluster for mk-w2, in place: the credentials are made on mk-w1's cluster (whose
+				// ServiceAccount now has two users) and removed from mk-w2's.
+				Config: moved,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_multikueue_worker.w2", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "active", "true"),
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w1", "active", "true"),
+					serviceAccountOn(t, "mk-w1", true),
+					serviceAccountOn(t, "mk-w2", false),
+				),
+			},
+			{
+				Config: multiKueueManagerConfig,
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "active", "true"),
+					serviceAccountOn(t, "mk-w2", true),
+				),
+			},
+			{
 				// A second MultiKueueCluster that reaches worker mk-w1 as the same ServiceAccount (as a second manager
 				// would)...
 				Config: multiKueueManagerConfig + `
@@ -283,6 +305,23 @@ func workerObjects(t *testing.T, secret, sa, goneSecret, goneSA string) resource
 		}
 		if _, err := w.RBAC.ClusterRoles().Get(ctx, goneSA+"-role", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("the worker's ClusterRole %s-role is still there (%v)", goneSA, err)
+		}
+		return nil
+	}
+}
+
+// serviceAccountOn checks whether the worker cluster has the ServiceAccount multikueue-sa.
+func serviceAccountOn(t *testing.T, cluster string, want bool) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		sa, err := clusterClients(t, cluster).Core.ServiceAccounts(multikueue.KueueNamespace).Get(context.Background(), "multikueue-sa", metav1.GetOptions{})
+		switch {
+		case want && err != nil:
+			return fmt.Errorf("%s has no ServiceAccount multikueue-sa: %w", cluster, err)
+		case !want && !apierrors.IsNotFound(err):
+			return fmt.Errorf("%s still has ServiceAccount multikueue-sa (%v)", cluster, err)
+		}
+		if want {
+			t.Logf("%s: ServiceAccount multikueue-sa, users %q", cluster, sa.Annotations["dwsfallback/multikueue-users"])
 		}
 		return nil
 	}

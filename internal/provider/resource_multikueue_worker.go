@@ -105,9 +105,10 @@ func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.Upda
 	if !r.write(ctx, &plan, given.ValueString(), "updating", &resp.State, &resp.Diagnostics) {
 		return
 	}
-	// A kubeconfig brought instead of the one made here, or another ServiceAccount: the old one's token would still
-	// open the worker.
-	if !st.bringsKubeconfig() && (plan.bringsKubeconfig() || plan.ServiceAccount.ValueString() != st.ServiceAccount.ValueString()) {
+	// A kubeconfig brought instead of the one made here, another ServiceAccount, or another worker cluster: the old
+	// token would still open the old worker.
+	moved := !st.WorkerCluster.IsNull() && !sameCluster(st.WorkerCluster.ValueString(), plan.WorkerCluster.ValueString())
+	if !st.bringsKubeconfig() && (plan.bringsKubeconfig() || moved || plan.ServiceAccount.ValueString() != st.ServiceAccount.ValueString()) {
 		if w, ok := r.workerKube(ctx, &st, &resp.Diagnostics); ok && w != nil {
 			if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.worker()); err != nil {
 				resp.Diagnostics.AddError("removing the ServiceAccount the manager no longer uses", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err).Error())
