@@ -45,41 +45,59 @@ type sharedList[T any] struct {
 
 // Get returns the namespace's items: from a LIST under way or still serving (see shareGap), or from a new one.
 func (s *ListShare[T]) Get(ctx context.Context, key ShareKey, list func(context.Context) ([]T, error)) ([]T, error) {
-	s.mu.Lock()
-	if s.lists == nil {
-		s.lists = map[ShareKey]*sharedList[T]{}
-	}
-	l := s.lists[key]
-	fresh := l != nil
-	if fresh {
-		select {
-		case <-l.done:
-			fresh = l.err == nil && time.Since(l.used) < shareGap && time.Since(l.at) < shareMaxAge
-		default: // under way
-		}
-	}
-	if !fresh {
-		l = &sharedList[T]{done: make(chan struct{})}
-		s.lists[key] = l
-		s.mu.Unlock()
-		// The LIST is the namespace's, not this Read's: one Read's cancellation must not fail the others.
-		l.items, l.err = list(context.WithoutCancel(ctx))
-		s.mu.Lock()
-		l.at, l.used = time.Now(), time.Now()
-		s.mu.Unlock()
-		close(l.done)
+	l, mine := s.claim(key)
+	if mine {
+		s.run(ctx, l, list)
 		return l.items, l.err
 	}
-	if fresh {
-		l.used = time.Now()
-	}
-	s.mu.Unlock()
 	select {
 	case <-l.done:
 		return l.items, l.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// Start begins the namespace's LIST in the background unless one is under way or still serving, so that a Read
+// that needs several LISTs waits for the longest of them rather than for their sum.
+func (s *ListShare[T]) Start(ctx context.Context, key ShareKey, list func(context.Context) ([]T, error)) {
+	if l, mine := s.claim(key); mine {
+		go s.run(ctx, l, list)
+	}
+}
+
+// claim returns the key's LIST under way or still serving, or a new one that the caller must run (mine).
+func (s *ListShare[T]) claim(key ShareKey) (l *sharedList[T], mine bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lists == nil {
+		s.lists = map[ShareKey]*sharedList[T]{}
+	}
+	if l = s.lists[key]; l != nil {
+		select {
+		case <-l.done:
+			if l.err == nil && time.Since(l.used) < shareGap && time.Since(l.at) < shareMaxAge {
+				l.used = time.Now()
+				return l, false
+			}
+		default: // under way
+			return l, false
+		}
+	}
+	l = &sharedList[T]{done: make(chan struct{})}
+	s.lists[key] = l
+	return l, true
+}
+
+// run makes the LIST that claim gave the caller.
+func (s *ListShare[T]) run(ctx context.Context, l *sharedList[T], list func(context.Context) ([]T, error)) {
+	// The LIST is the namespace's, not this Read's: one Read's cancellation must not fail the others.
+	items, err := list(context.WithoutCancel(ctx))
+	s.mu.Lock()
+	l.items, l.err = items, err
+	l.at, l.used = time.Now(), time.Now()
+	s.mu.Unlock()
+	close(l.done)
 }
 
 // Forget drops what is shared of a namespace, after a write to it.
@@ -155,13 +173,39 @@ func ByName[T any, P interface {
 // one-item page of that quorum read gives etcd's current revision, and the whole list is asked for not older than
 // it, which the watch cache answers (it waits until it has caught up). Where it cannot, the quorum LIST is used.
 func (r *JobReads) RayJobs(ctx context.Context, c *Clients, ns string) ([]rayv1.RayJob, error) {
-	return r.rayJobs.Get(ctx, ShareKey{c, ns}, func(ctx context.Context) ([]rayv1.RayJob, error) {
+	return r.rayJobs.Get(ctx, ShareKey{c, ns}, r.listRayJobs(c, ns))
+}
+
+// Start begins the namespace's LISTs that a job's refresh needs: RayJobs and Workloads at once, and the files'
+// ConfigMaps as soon as the RayJobs say how many there are. The first Read of a refresh then waits for the longest
+// LIST, not for their sum, and every other Read of the refresh waits for that one.
+func (r *JobReads) Start(ctx context.Context, c *Clients, ns string) {
+	key := ShareKey{c, ns}
+	r.workloads.Start(ctx, key, listWorkloads(c, ns))
+	r.rayJobs.Start(ctx, key, r.listRayJobs(c, ns))
+}
+
+func (r *JobReads) listRayJobs(c *Clients, ns string) func(context.Context) ([]rayv1.RayJob, error) {
+	return func(ctx context.Context) ([]rayv1.RayJob, error) {
 		list, err := FreshList(ctx, metav1.ListOptions{}, c.Ray.RayV1().RayJobs(ns).List)
 		if err != nil {
 			return nil, err
 		}
+		if len(list.Items) >= minSharedConfigMaps {
+			r.configMaps.Start(ctx, ShareKey{c, ns}, listConfigMaps(c, ns, len(list.Items)))
+		}
 		return list.Items, nil
-	})
+	}
+}
+
+func listConfigMaps(c *Clients, ns string, jobs int) func(context.Context) ([]corev1.ConfigMap, error) {
+	return func(ctx context.Context) ([]corev1.ConfigMap, error) {
+		list, err := c.Core.ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: int64(2*jobs + 16)})
+		if err != nil {
+			return nil, err
+		}
+		return list.Items, nil
+	}
 }
 
 // FreshList lists as freshly as a quorum read, from the API server's watch cache. A LIST without a resourceVersion
@@ -203,13 +247,7 @@ func (r *JobReads) FilesConfigMap(ctx context.Context, c *Clients, job *rayv1.Ra
 	if err != nil || len(jobs) < minSharedConfigMaps {
 		return getConfigMap(ctx, c, job.Namespace, name)
 	}
-	all, err := r.configMaps.Get(ctx, ShareKey{c, job.Namespace}, func(ctx context.Context) ([]corev1.ConfigMap, error) {
-		list, err := c.Core.ConfigMaps(job.Namespace).List(ctx, metav1.ListOptions{Limit: int64(2*len(jobs) + 16)})
-		if err != nil {
-			return nil, err
-		}
-		return list.Items, nil
-	})
+	all, err := r.configMaps.Get(ctx, ShareKey{c, job.Namespace}, listConfigMaps(c, job.Namespace, len(jobs)))
 	if err != nil {
 		return getConfigMap(ctx, c, job.Namespace, name)
 	}
@@ -219,15 +257,19 @@ func (r *JobReads) FilesConfigMap(ctx context.Context, c *Clients, job *rayv1.Ra
 	return getConfigMap(ctx, c, job.Namespace, name)
 }
 
-// Workload is the job's live Workload (NewestWorkload), answered from the namespace's shared LIST.
-func (r *JobReads) Workload(ctx context.Context, c *Clients, job *rayv1.RayJob) (*kueue.Workload, error) {
-	all, err := r.workloads.Get(ctx, ShareKey{c, job.Namespace}, func(ctx context.Context) ([]kueue.Workload, error) {
-		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: JobUIDLabel}, c.Kueue.KueueV1beta2().Workloads(job.Namespace).List)
+func listWorkloads(c *Clients, ns string) func(context.Context) ([]kueue.Workload, error) {
+	return func(ctx context.Context) ([]kueue.Workload, error) {
+		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: JobUIDLabel}, c.Kueue.KueueV1beta2().Workloads(ns).List)
 		if err != nil {
 			return nil, err
 		}
 		return list.Items, nil
-	})
+	}
+}
+
+// Workload is the job's live Workload (NewestWorkload), answered from the namespace's shared LIST.
+func (r *JobReads) Workload(ctx context.Context, c *Clients, job *rayv1.RayJob) (*kueue.Workload, error) {
+	all, err := r.workloads.Get(ctx, ShareKey{c, job.Namespace}, listWorkloads(c, job.Namespace))
 	if err != nil {
 		return nil, err
 	}

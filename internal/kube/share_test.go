@@ -12,13 +12,7 @@ import (
 func TestListShare(t *testing.T) {
 	t.Parallel()
 	var s ListShare[int]
-	var lists atomic.Int32
-	release := make(chan struct{})
-	list := func(context.Context) ([]int, error) {
-		lists.Add(1)
-		<-release
-		return []int{1, 2}, nil
-	}
+	lists, release, list := countedList(1, 2)
 	key := ShareKey{NS: "default"}
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
@@ -62,5 +56,39 @@ func TestListShare(t *testing.T) {
 	got, err := s.Get(ctx, ShareKey{NS: "third"}, func(ctx context.Context) ([]int, error) { return []int{3}, ctx.Err() })
 	if err != nil || len(got) != 1 {
 		t.Errorf("LIST under a cancelled Read = %v, %v; want it to run to its end", got, err)
+	}
+}
+
+// A LIST started ahead of the Reads is the one they get; a Start while one serves makes none.
+func TestListShareStart(t *testing.T) {
+	t.Parallel()
+	var s ListShare[int]
+	lists, release, list := countedList(7)
+	key := ShareKey{NS: "default"}
+	s.Start(context.Background(), key, list)
+	s.Start(context.Background(), key, list)
+	done := make(chan []int)
+	go func() {
+		got, _ := s.Get(context.Background(), key, list)
+		done <- got
+	}()
+	close(release)
+	if got := <-done; len(got) != 1 || got[0] != 7 {
+		t.Errorf("Get after Start = %v, want the started LIST's [7]", got)
+	}
+	s.Start(context.Background(), key, list)
+	if n := lists.Load(); n != 1 {
+		t.Errorf("Start, Start, Get, Start made %d LISTs, want 1", n)
+	}
+}
+
+// countedList is a LIST that counts its calls and answers items once release is closed.
+func countedList(items ...int) (*atomic.Int32, chan struct{}, func(context.Context) ([]int, error)) {
+	var lists atomic.Int32
+	release := make(chan struct{})
+	return &lists, release, func(context.Context) ([]int, error) {
+		lists.Add(1)
+		<-release
+		return items, nil
 	}
 }

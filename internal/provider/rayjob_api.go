@@ -127,6 +127,7 @@ func readProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobPro
 // refreshProgress is readProgress for a refresh: the job, its pods and Workloads come from the namespace's shared
 // LISTs.
 func refreshProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobProgress, error) {
+	jobReads.Start(ctx, c, ns)
 	return readProgressWith(ctx, c, ns, name, jobReads.RayJob, jobReads.JobPods, jobReads.Workload)
 }
 
