@@ -173,25 +173,25 @@ func ByName[T any, P interface {
 // one-item page of that quorum read gives etcd's current revision, and the whole list is asked for not older than
 // it, which the watch cache answers (it waits until it has caught up). Where it cannot, the quorum LIST is used.
 func (r *JobReads) RayJobs(ctx context.Context, c *Clients, ns string) ([]rayv1.RayJob, error) {
-	return r.rayJobs.Get(ctx, ShareKey{c, ns}, r.listRayJobs(c, ns))
+	return r.rayJobs.Get(ctx, ShareKey{c, ns}, r.listRayJobs(c, ns, false))
 }
 
-// Start begins the namespace's LISTs that a job's refresh needs: RayJobs and Workloads at once, and the files'
-// ConfigMaps as soon as the RayJobs say how many there are. The first Read of a refresh then waits for the longest
-// LIST, not for their sum, and every other Read of the refresh waits for that one.
-func (r *JobReads) Start(ctx context.Context, c *Clients, ns string) {
+// Start begins the namespace's LISTs that a job's refresh needs: RayJobs and Workloads at once and, when the job
+// has files, the ConfigMaps as soon as the RayJobs say how many there are (FilesConfigMap's LIST). The first Read of a
+// refresh then waits for the longest LIST, not for their sum, and every other Read of the refresh waits for that one.
+func (r *JobReads) Start(ctx context.Context, c *Clients, ns string, files bool) {
 	key := ShareKey{c, ns}
 	r.workloads.Start(ctx, key, listWorkloads(c, ns))
-	r.rayJobs.Start(ctx, key, r.listRayJobs(c, ns))
+	r.rayJobs.Start(ctx, key, r.listRayJobs(c, ns, files))
 }
 
-func (r *JobReads) listRayJobs(c *Clients, ns string) func(context.Context) ([]rayv1.RayJob, error) {
+func (r *JobReads) listRayJobs(c *Clients, ns string, files bool) func(context.Context) ([]rayv1.RayJob, error) {
 	return func(ctx context.Context) ([]rayv1.RayJob, error) {
 		list, err := FreshList(ctx, metav1.ListOptions{}, c.Ray.RayV1().RayJobs(ns).List)
 		if err != nil {
 			return nil, err
 		}
-		if len(list.Items) >= minSharedConfigMaps {
+		if files && len(list.Items) >= minSharedConfigMaps {
 			r.configMaps.Start(ctx, ShareKey{c, ns}, listConfigMaps(c, ns, len(list.Items)))
 		}
 		return list.Items, nil

@@ -79,7 +79,7 @@ func HoldersError(cq, host string, hs []Holder) error {
 		if h.Origin != "" {
 			// Kueue's manager deletes a worker's copy once its own job is gone, but only while it reaches the worker:
 			// its garbage collection (once a minute) skips a worker it has lost or no longer lists.
-			copies = fmt.Sprintf(" Some are copies a MultiKueue manager (origin %q) placed here: it deletes them within "+
+			copies = fmt.Sprintf(" At least one is a copy a MultiKueue manager (origin %q) placed here: it deletes such copies within "+
 				"a minute of its own job going while it still reaches this cluster; a copy left after the manager stopped "+
 				"listing this cluster stays until deleted by hand.", h.Origin)
 			break

@@ -146,7 +146,7 @@ func TestHoldersError(t *testing.T) {
 		t.Errorf("HoldersError speaks of MultiKueue with no copy held: %q", got)
 	}
 	hs[6].Origin = "multikueue"
-	if got := HoldersError("cq", "https://127.0.0.1:6443", hs).Error(); !strings.Contains(got, `copies a MultiKueue manager (origin "multikueue") placed here`) {
+	if got := HoldersError("cq", "https://127.0.0.1:6443", hs).Error(); !strings.Contains(got, `a copy a MultiKueue manager (origin "multikueue") placed here`) {
 		t.Errorf("HoldersError does not say a copy is MultiKueue's: %q", got)
 	}
 }

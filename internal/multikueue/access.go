@@ -403,6 +403,10 @@ func DeleteSecret(ctx context.Context, core corev1client.CoreV1Interface, name s
 	if name == "" {
 		return nil
 	}
+	return deleteSecret(ctx, core, name)
+}
+
+func deleteSecret(ctx context.Context, core corev1client.CoreV1Interface, name string) error {
 	s, err := core.Secrets(KueueNamespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) || (err == nil && !ours(s.Labels)) {
 		return nil

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
@@ -107,4 +108,22 @@ func DeleteCluster(ctx context.Context, kq kueueclient.Interface, name string) e
 		return fmt.Errorf("deleting MultiKueueCluster %s: %w", name, err)
 	}
 	return nil
+}
+
+// DeleteUnusedSecret is DeleteSecret, unless a MultiKueueCluster other than except names the Secret: a Secret
+// pointed at by hand, or shared through a configured secret_name, is another worker's too.
+func DeleteUnusedSecret(ctx context.Context, core corev1client.CoreV1Interface, kq kueueclient.Interface, name, except string) error {
+	if name == "" {
+		return nil
+	}
+	list, err := kq.KueueV1beta2().MultiKueueClusters().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing MultiKueueClusters: %w", err)
+	}
+	for _, mkc := range list.Items {
+		if kc := mkc.Spec.ClusterSource.KubeConfig; mkc.Name != except && kc != nil && kc.Location == name {
+			return nil
+		}
+	}
+	return deleteSecret(ctx, core, name)
 }

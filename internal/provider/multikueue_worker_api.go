@@ -51,7 +51,7 @@ func endpointOf(ref clusterRef, cl *containerpb.Cluster) (*workerEndpoint, error
 }
 
 // makeCredentials makes the worker's ServiceAccount, its rights and token, and returns the kubeconfig for the manager.
-func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multiKueueWorkerModel) ([]byte, error) {
+func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multiKueueWorkerModel, managerHost string) ([]byte, error) {
 	ep, err := r.findWorker(ctx, m)
 	if err == nil && ep == nil {
 		err = fmt.Errorf("GKE has no worker cluster %s", m.WorkerCluster.ValueString())
@@ -63,7 +63,7 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
 	}
-	token, err := multikueue.Ensure(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, m.worker())
+	token, err := multikueue.Ensure(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, m.workerOf(managerHost))
 	if err != nil {
 		return nil, fmt.Errorf("on the worker %s: %w", ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err))
 	}

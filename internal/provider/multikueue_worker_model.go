@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"strings"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -34,7 +36,19 @@ func defaultSecretName(name string) string { return name + "-kubeconfig" }
 func (m *multiKueueWorkerModel) bringsKubeconfig() bool { return !m.KubeconfigWOVersion.IsNull() }
 
 func (m *multiKueueWorkerModel) worker() multikueue.Worker {
-	return multikueue.Worker{ServiceAccount: m.ServiceAccount.ValueString(), User: m.ID.ValueString()}
+	return multikueue.Worker{ServiceAccount: m.ServiceAccount.ValueString()}
+}
+
+// workerOf is worker() as the user of its ServiceAccount: the MultiKueueCluster's id, which names the manager's GKE
+// cluster, or with the provider's kubernetes block (an id of the name alone) the manager's host and the name.
+func (m *multiKueueWorkerModel) workerOf(managerHost string) multikueue.Worker {
+	w := m.worker()
+	if id := m.ID.ValueString(); strings.Contains(id, "/") {
+		w.User = id
+	} else {
+		w.User = managerHost + "/" + id
+	}
+	return w
 }
 
 // flattenWorker records what Kueue says of the MultiKueueCluster, and the Secret it names.

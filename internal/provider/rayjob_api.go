@@ -125,9 +125,9 @@ func readProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobPro
 }
 
 // refreshProgress is readProgress for a refresh: the job, its pods and Workloads come from the namespace's shared
-// LISTs.
-func refreshProgress(ctx context.Context, c *kube.Clients, ns, name string) (jobProgress, error) {
-	jobReads.Start(ctx, c, ns)
+// LISTs. files says the job's files will be read too.
+func refreshProgress(ctx context.Context, c *kube.Clients, ns, name string, files bool) (jobProgress, error) {
+	jobReads.Start(ctx, c, ns, files)
 	return readProgressWith(ctx, c, ns, name, jobReads.RayJob, jobReads.JobPods, jobReads.Workload)
 }
 

@@ -183,10 +183,11 @@ func TestAccMultiKueue_manager(t *testing.T) {
 				),
 			},
 			{
-				// Drift on a setting the configuration leaves to its default: the MultiKueueCluster pointed at another
-				// Secret by hand is planned back to the default.
+				// Drift on a setting the configuration leaves to its default: the MultiKueueCluster pointed by hand at
+				// another worker's Secret is planned back to the default, and that Secret, which mk-w1 still uses,
+				// stays.
 				PreConfig: func() {
-					patch := []byte(`{"spec":{"clusterSource":{"kubeConfig":{"location":"elsewhere"}}}}`)
+					patch := []byte(`{"spec":{"clusterSource":{"kubeConfig":{"location":"mk-w1-kubeconfig"}}}}`)
 					if _, err := clusterClients(t, "mk-manager").Kueue.KueueV1beta2().MultiKueueClusters().Patch(context.Background(), "mk-w2", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 						t.Fatal(err)
 					}
@@ -198,7 +199,11 @@ func TestAccMultiKueue_manager(t *testing.T) {
 				}},
 				Check: resource.ComposeTestCheckFunc(
 					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "active", "true"),
-					workerObjects(t, "mk-w2-kubeconfig", "multikueue-sa", "elsewhere", ""),
+					workerObjects(t, "mk-w2-kubeconfig", "multikueue-sa", "mk-w2-custom", ""),
+					func(*terraform.State) error {
+						_, err := clusterClients(t, "mk-manager").Core.Secrets(multikueue.KueueNamespace).Get(context.Background(), "mk-w1-kubeconfig", metav1.GetOptions{})
+						return err
+					},
 				),
 			},
 			{

@@ -51,7 +51,7 @@ func (r *multiKueueWorkerResource) Create(ctx context.Context, req resource.Crea
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r.write(ctx, &plan, given.ValueString(), "creating", &resp.State, &resp.Diagnostics)
+	_ = r.write(ctx, &plan, given.ValueString(), "creating", &resp.State, &resp.Diagnostics)
 }
 
 func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -102,26 +102,65 @@ func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.Upda
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if !r.write(ctx, &plan, given.ValueString(), "updating", &resp.State, &resp.Diagnostics) {
+	// Once written and saved in state, the old credentials go even if the worker has not connected yet: no later
+	// apply would know of them. Until then, state holds the prior values and the next apply does it all again.
+	if written := r.write(ctx, &plan, given.ValueString(), "updating", &resp.State, &resp.Diagnostics); !written {
+		return
+	}
+	// The wait for Active may have used up the timeout; the clean-up gets a little time of its own.
+	ctx, cancelCleanup := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancelCleanup()
+	c, found := r.kube(ctx, &plan, &resp.Diagnostics)
+	if !found {
 		return
 	}
 	// A kubeconfig brought instead of the one made here, another ServiceAccount, or another worker cluster: the old
 	// token would still open the old worker.
-	moved := !st.WorkerCluster.IsNull() && !sameCluster(st.WorkerCluster.ValueString(), plan.WorkerCluster.ValueString())
-	if !st.bringsKubeconfig() && (plan.bringsKubeconfig() || moved || plan.ServiceAccount.ValueString() != st.ServiceAccount.ValueString()) {
-		if w, ok := r.workerKube(ctx, &st, &resp.Diagnostics); ok && w != nil {
-			if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.worker()); err != nil {
-				resp.Diagnostics.AddError("removing the ServiceAccount the manager no longer uses", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err).Error())
-			}
+	if !st.bringsKubeconfig() && (plan.bringsKubeconfig() || r.moved(&st, &plan) || plan.ServiceAccount.ValueString() != st.ServiceAccount.ValueString()) {
+		r.removeOld(ctx, &st, c.Host, &resp.Diagnostics)
+	}
+	// The Secret moved: the old one holds credentials nothing names any more, unless another worker's
+	// MultiKueueCluster names it (one pointed at it by hand).
+	if old := st.SecretName.ValueString(); old != "" && old != plan.SecretName.ValueString() {
+		if err := multikueue.DeleteUnusedSecret(ctx, c.Core, c.Kueue, old, plan.Name.ValueString()); err != nil {
+			resp.Diagnostics.AddError("removing the previous kubeconfig Secret", c.Explain("MultiKueueCluster", plan.Name.ValueString(), err).Error())
 		}
 	}
-	// The Secret moved: the old one holds credentials nothing names any more.
-	if old := st.SecretName.ValueString(); old != "" && old != plan.SecretName.ValueString() {
-		if c, ok := r.kube(ctx, &plan, &resp.Diagnostics); ok {
-			if err := multikueue.DeleteSecret(ctx, c.Core, old); err != nil {
-				resp.Diagnostics.AddError("removing the previous kubeconfig Secret", c.Explain("MultiKueueCluster", plan.Name.ValueString(), err).Error())
-			}
-		}
+}
+
+// moved reports whether the worker cluster changed. Both sides are resolved, so a name and an id of one cluster are
+// the same, and a same-named cluster in another project or location is not.
+func (r *multiKueueWorkerResource) moved(st, plan *multiKueueWorkerModel) bool {
+	if st.WorkerCluster.IsNull() {
+		return false
+	}
+	a, errA := resolveCluster(st.WorkerCluster.ValueString(), "", "", r.clients)
+	b, errB := resolveCluster(plan.WorkerCluster.ValueString(), "", "", r.clients)
+	if errA != nil || errB != nil {
+		return !sameCluster(st.WorkerCluster.ValueString(), plan.WorkerCluster.ValueString())
+	}
+	return a != b
+}
+
+// removeOld removes the old ServiceAccount's use of the old worker (st), which the manager no longer uses. Its
+// failure leaves a working token behind, so the error says what to remove by hand.
+func (r *multiKueueWorkerResource) removeOld(ctx context.Context, st *multiKueueWorkerModel, managerHost string, diags *diag.Diagnostics) {
+	const summary = "removing the ServiceAccount the manager no longer uses"
+	if st.WorkerCluster.IsNull() {
+		diags.AddWarning(summary, fmt.Sprintf("The worker cluster this MultiKueueCluster used before is not known (imported without it), so ServiceAccount %s/%s, "+
+			"its ClusterRole %s and ClusterRoleBinding %s may still be there: remove them by hand.", multikueue.KueueNamespace, st.ServiceAccount.ValueString(),
+			st.worker().Role(), st.worker().Binding()))
+		return
+	}
+	w, ok := r.workerKube(ctx, st, diags)
+	if !ok || w == nil {
+		return
+	}
+	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.workerOf(managerHost)); err != nil {
+		diags.AddError(summary, fmt.Sprintf("%v. The manager no longer uses it, but its token still opens %s: delete ServiceAccount %s/%s, its token Secret, "+
+			"ClusterRole %s and ClusterRoleBinding %s there by hand (unless another manager uses them).",
+			w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err), st.WorkerCluster.ValueString(), multikueue.KueueNamespace,
+			st.ServiceAccount.ValueString(), st.worker().Role(), st.worker().Binding()))
 	}
 }
 
@@ -155,7 +194,7 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
 		return
 	}
-	if err := multikueue.DeleteSecret(ctx, c.Core, st.SecretName.ValueString()); err != nil {
+	if err := multikueue.DeleteUnusedSecret(ctx, c.Core, c.Kueue, st.SecretName.ValueString(), st.Name.ValueString()); err != nil {
 		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
 		return
 	}
@@ -166,7 +205,7 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 	if !ok || w == nil {
 		return // the worker cluster is gone, and its objects with it
 	}
-	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.worker()); err != nil {
+	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.workerOf(c.Host)); err != nil {
 		resp.Diagnostics.AddError(summary, fmt.Sprintf("removing the ServiceAccount and its rights on the worker: %v", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err)))
 	}
 }
@@ -245,8 +284,9 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 
 // write makes the worker's credentials, the manager's Secret and the MultiKueueCluster, saves state, then waits
 // until Kueue reports the worker Active. given is the kubeconfig the user brings (kubeconfig_wo), "" when the
-// provider makes it.
-func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorkerModel, given, verb string, state stateSetter, diags *diag.Diagnostics) bool {
+// provider makes it. written tells that the Secret and the MultiKueueCluster were written and state saved; errors are
+// in diags.
+func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorkerModel, given, verb string, state stateSetter, diags *diag.Diagnostics) (written bool) {
 	summary := fmt.Sprintf("%s MultiKueueCluster (%s)", verb, m.Name.ValueString())
 	c, ok := r.kube(ctx, m, diags)
 	if !ok {
@@ -265,7 +305,7 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 	kubeconfig := []byte(given)
 	if !m.bringsKubeconfig() {
 		var err error
-		if kubeconfig, err = r.makeCredentials(ctx, m); err != nil {
+		if kubeconfig, err = r.makeCredentials(ctx, m, c.Host); err != nil {
 			diags.AddError(summary, err.Error())
 			return false
 		}
@@ -295,9 +335,9 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 	}
 	if err != nil {
 		diags.AddError(summary, fmt.Sprintf("%v. Kueue on the manager could not use the worker; check that the worker cluster runs Kueue and is reachable from the manager.", err))
-		return false
+		return true
 	}
-	return !diags.HasError()
+	return true
 }
 
 func (r *multiKueueWorkerResource) kube(ctx context.Context, m *multiKueueWorkerModel, diags *diag.Diagnostics) (*kube.Clients, bool) {

@@ -159,7 +159,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	ns, name := st.Namespace.ValueString(), st.Name.ValueString()
-	p, err := refreshProgress(ctx, c, ns, name)
+	p, err := refreshProgress(ctx, c, ns, name, len(st.Files.Elements()) > 0)
 	if jobGone(err) {
 		finished := st.JobDeploymentStatus.ValueString() == string(rayv1.JobDeploymentStatusComplete) ||
 			st.JobDeploymentStatus.ValueString() == string(rayv1.JobDeploymentStatusFailed)
@@ -233,7 +233,7 @@ func refreshScalars(ctx context.Context, cl clients, st *rayJobModel) (changed, 
 	if !ok {
 		return false, false
 	}
-	p, err := refreshProgress(ctx, c, st.Namespace.ValueString(), st.Name.ValueString())
+	p, err := refreshProgress(ctx, c, st.Namespace.ValueString(), st.Name.ValueString(), len(st.Files.Elements()) > 0)
 	if err != nil {
 		return false, false
 	}
