@@ -152,15 +152,19 @@ func (r *multiKueueWorkerResource) removeOld(ctx context.Context, st *multiKueue
 			st.worker().Role(), st.worker().Binding()))
 		return
 	}
+	byHand := fmt.Sprintf("The manager no longer uses it, but its token still opens %s: delete ServiceAccount %s/%s, its token Secret, "+
+		"ClusterRole %s and ClusterRoleBinding %s there by hand (unless another manager uses them).",
+		st.WorkerCluster.ValueString(), multikueue.KueueNamespace, st.ServiceAccount.ValueString(), st.worker().Role(), st.worker().Binding())
 	w, ok := r.workerKube(ctx, st, diags)
-	if !ok || w == nil {
+	if !ok {
+		diags.AddWarning(summary, byHand)
 		return
 	}
+	if w == nil {
+		return // the old worker cluster is gone, and its objects with it
+	}
 	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.workerOf(managerHost)); err != nil {
-		diags.AddError(summary, fmt.Sprintf("%v. The manager no longer uses it, but its token still opens %s: delete ServiceAccount %s/%s, its token Secret, "+
-			"ClusterRole %s and ClusterRoleBinding %s there by hand (unless another manager uses them).",
-			w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err), st.WorkerCluster.ValueString(), multikueue.KueueNamespace,
-			st.ServiceAccount.ValueString(), st.worker().Role(), st.worker().Binding()))
+		diags.AddError(summary, fmt.Sprintf("%v. %s", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err), byHand))
 	}
 }
 
