@@ -20,7 +20,8 @@
 // its tests. Data sources are tested in the acceptance test of the resource they read (TestAccRayJob_fallback).
 // Cross-cutting suites keep files of their own: faults_gke_acc_test.go and faults_kube_acc_test.go (injected
 // failures), bad_input_acc_test.go (every refusal at plan time), platform_acc_test.go (modules and split states),
-// import_acc_test.go (import of what gcloud and kubectl made), upgrade_acc_test.go (state written by older releases),
+// import_acc_test.go (import of what gcloud and kubectl made), upgrade_acc_test.go (state written by older releases;
+// upgrade_kueue_install_acc_test.go for the Helm install, on a control plane of its own),
 // load_acc_test.go, secrets_acc_test.go (nothing secret in logs or state), planes_acc_test.go (each cluster its own
 // control plane), and the differential tests of the
 // shortcuts (*_shortcut_diff*_test.go). main_test.go holds TestMain and the shared stack; cli_test.go runs terraform,

@@ -3,7 +3,9 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -58,9 +60,10 @@ func releaseValues(m *kueueInstallModel) (map[string]any, error) {
 	return values, nil
 }
 
-// flattenRelease reads what the release says back: the feature gates its values carry (a `helm upgrade --set` by
-// hand shows as drift), the chart version and the status.
+// flattenRelease reads what the release says back: the feature gates and other values it carries (a `helm upgrade
+// --set` by hand shows as drift), the chart version and the status.
 func flattenRelease(m *kueueInstallModel, rel *release.Release) {
+	m.Values = readValues(m.Values, rel.Config)
 	m.Status = types.StringValue(rel.Info.Status.String())
 	m.Revision = types.Int64Value(int64(rel.Version))
 	if rel.Chart != nil && rel.Chart.Metadata != nil {
@@ -80,4 +83,67 @@ func flattenRelease(m *kueueInstallModel, rel *release.Release) {
 		}
 	}
 	m.FeatureGates = types.MapValueMust(types.BoolType, gates)
+}
+
+// readValues is the values attribute as the release holds it: the prior spelling while the release's values, but
+// for the feature gates (feature_gates holds those), are what it says; null when the release has none; else the
+// release's, as YAML.
+func readValues(prior types.String, config map[string]any) types.String {
+	live := withoutGates(config)
+	var mine map[string]any
+	if s := prior.ValueString(); s != "" {
+		if err := yaml.Unmarshal([]byte(s), &mine); err != nil {
+			return prior // ModifyPlan reports it
+		}
+	}
+	if sameValues(withoutGates(mine), live) {
+		return prior
+	}
+	if len(live) == 0 {
+		return types.StringNull()
+	}
+	b, err := yaml.Marshal(live)
+	if err != nil {
+		return prior
+	}
+	return types.StringValue(string(b))
+}
+
+// withoutGates is a copy of values without controllerManager.featureGates, and without controllerManager if that
+// was all it held.
+func withoutGates(values map[string]any) map[string]any {
+	out := make(map[string]any, len(values))
+	for k, v := range values {
+		out[k] = v
+	}
+	if cm, ok := out["controllerManager"].(map[string]any); ok {
+		rest := make(map[string]any, len(cm))
+		for k, v := range cm {
+			if k != "featureGates" {
+				rest[k] = v
+			}
+		}
+		out["controllerManager"] = rest
+		if len(rest) == 0 {
+			delete(out, "controllerManager")
+		}
+	}
+	return out
+}
+
+// sameValues compares two values trees as Helm stores them (JSON), so that 2 and 2.0 or a nil and an empty map agree.
+func sameValues(a, b map[string]any) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	var na, nb any
+	if json.Unmarshal(ja, &na) != nil || json.Unmarshal(jb, &nb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(na, nb)
 }

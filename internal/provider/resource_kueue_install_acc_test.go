@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"helm.sh/helm/v3/pkg/chart"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
@@ -23,7 +26,8 @@ import (
 )
 
 // TestAccKueueInstall_chart installs the Kueue chart that ships in the sigs.k8s.io/kueue module into a control
-// plane of its own (its webhooks would shadow the running Kueue's), then upgrades, drifts, imports and uninstalls it.
+// plane of its own (its webhooks would shadow the running Kueue's), then upgrades, drifts, imports and uninstalls it;
+// then imports the tutorial's install made by hand, with a generated configuration.
 // Nothing runs the Deployment there (no nodes), so readiness is not waited for here.
 func TestAccKueueInstall_chart(t *testing.T) {
 	s := startStack(t, true)
@@ -97,23 +101,42 @@ resource "dwsfallback_kueue_install" "test" {
 			{
 				// Someone upgrades the release by hand with other gates: drift, repaired by apply.
 				PreConfig: func() {
-					h, err := helm.New(admin.Config, "kueue-system", func(string) {})
-					if err != nil {
-						t.Fatal(err)
-					}
-					ch, err := h.LoadChart(chartDir, "")
-					if err != nil {
-						t.Fatal(err)
-					}
-					if _, err := h.Upgrade(context.Background(), "kueue", ch, map[string]any{"controllerManager": map[string]any{"featureGates": []any{}}}); err != nil {
-						t.Fatal(err)
-					}
+					handUpgrade(t, admin, chartDir, map[string]any{"controllerManager": map[string]any{"featureGates": []any{}}})
 				},
 				Config: cfg(withMore),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("dwsfallback_kueue_install.test", plancheck.ResourceActionUpdate),
 				}},
 				Check: args("TopologyAwareScheduling=false"),
+			},
+			{
+				// The same gates, and a value the configuration leaves out (values unset) set by hand: drift too (it
+				// planned nothing before values were read back); the apply upgrades without it.
+				PreConfig: func() {
+					handUpgrade(t, admin, chartDir, map[string]any{"controllerManager": map[string]any{"replicas": 2, "featureGates": []any{
+						map[string]any{"name": "ElasticJobsViaWorkloadSlices", "enabled": true},
+						map[string]any{"name": "TopologyAwareScheduling", "enabled": false},
+					}}})
+				},
+				Config: cfg(withMore),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_kueue_install.test", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("dwsfallback_kueue_install.test", tfjsonpath.New("values"), knownvalue.Null()),
+				}},
+				Check: func(*terraform.State) error {
+					h, err := helm.New(admin.Config, "kueue-system", func(string) {})
+					if err != nil {
+						return err
+					}
+					rel, err := h.Get("kueue")
+					if err != nil {
+						return err
+					}
+					if cm, _ := rel.Config["controllerManager"].(map[string]any); cm["replicas"] != nil {
+						return fmt.Errorf("release values after apply %v, want no replicas", rel.Config)
+					}
+					return nil
+				},
 			},
 			{
 				// The release uninstalled by hand, and its namespace deleted: planned again. The new install makes the
@@ -150,6 +173,29 @@ resource "dwsfallback_kueue_install" "test" {
 			},
 		},
 	})
+
+	// Import as a contract: the tutorial's `helm install` made by hand, adopted with an `import {}` block and a
+	// generated configuration, which validates and plans the import alone; after the apply the plan is empty.
+	h, ch := helmByHand(t, admin, chartDir)
+	tutorialValues := map[string]any{"controllerManager": map[string]any{"featureGates": []any{
+		map[string]any{"name": "ElasticJobsViaWorkloadSlices", "enabled": true}}}}
+	if _, err := h.Install(context.Background(), "kueue", ch, tutorialValues); err != nil {
+		t.Fatal(err)
+	}
+	tf := newTFRun(t, provider+`
+import {
+  to = dwsfallback_kueue_install.kueue
+  id = "kueue-system/kueue"
+}
+`)
+	tf.generate()
+	tf.mustRun("validate")
+	if out, code := tf.planExit(); code != 2 || !strings.Contains(out, "Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.") {
+		t.Fatalf("the plan after generating the configuration should show the import only (exit %d):\n%s", code, out)
+	}
+	tf.mustRun("apply", "-auto-approve", "-input=false")
+	tf.expectEmptyPlan()
+	tf.mustRun("destroy", "-auto-approve", "-input=false")
 }
 
 // TestAccKueueInstall_readiness runs the readiness logic against the main stack, where Kueue runs (out of cluster,
@@ -181,4 +227,27 @@ func requireModuleDir(t *testing.T, module string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// helmByHand is Helm as someone at a terminal uses it on kueue-system, with the chart in chartDir.
+func helmByHand(t *testing.T, admin *kube.Clients, chartDir string) (*helm.Client, *chart.Chart) {
+	t.Helper()
+	h, err := helm.New(admin.Config, "kueue-system", func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := h.LoadChart(chartDir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, ch
+}
+
+// handUpgrade is `helm upgrade kueue CHART --namespace kueue-system` by hand, with values.
+func handUpgrade(t *testing.T, admin *kube.Clients, chartDir string, values map[string]any) {
+	t.Helper()
+	h, ch := helmByHand(t, admin, chartDir)
+	if _, err := h.Upgrade(context.Background(), "kueue", ch, values); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -39,59 +40,92 @@ func TestAccUpgrade_stateFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fixture := filepath.Join(dir, "terraform.tfstate")
-			var tf *tfRun
-			if old := os.Getenv("DWSFALLBACK_UPGRADE_FROM"); old != "" {
-				tf = writeUpgradeFixture(t, old, string(config), fixture)
-			} else {
-				tf = newTFRun(t, string(config))
-				t.Cleanup(func() { tf.run("destroy", "-auto-approve", "-input=false") })
-				tf.mustRun("apply", "-auto-approve", "-input=false")
-				plantFixture(t, tf, fixture)
-			}
-			tf.mustRun("plan", "-input=false", "-out=upgrade.tfplan")
-			var plan struct {
-				ResourceChanges []struct {
-					Address string `json:"address"`
-					Type    string `json:"type"`
-					Change  struct {
-						Actions      []string       `json:"actions"`
-						Before       map[string]any `json:"before"`
-						After        map[string]any `json:"after"`
-						AfterUnknown map[string]any `json:"after_unknown"`
-					} `json:"change"`
-				} `json:"resource_changes"`
-			}
-			if err := json.Unmarshal([]byte(tf.mustRun("show", "-json", "upgrade.tfplan")), &plan); err != nil {
-				t.Fatal(err)
-			}
-			var unexpected []string
-			for _, rc := range plan.ResourceChanges {
-				switch {
-				case slices.Equal(rc.Change.Actions, []string{"no-op"}), slices.Equal(rc.Change.Actions, []string{"read"}):
-				case slices.Equal(rc.Change.Actions, []string{"update"}):
-					for _, a := range changedAttributes(rc.Change.Before, rc.Change.After, rc.Change.AfterUnknown) {
-						if c := rc.Address + ": " + a; !slices.Contains(f.announced, c) {
-							unexpected = append(unexpected, c)
-						}
-					}
-				default:
-					unexpected = append(unexpected, fmt.Sprintf("%s: %v", rc.Address, rc.Change.Actions))
-				}
-			}
-			if len(unexpected) > 0 {
-				t.Fatalf("the first plan after upgrading from %s changes what the CHANGELOG does not announce:\n%s\n\n%s",
-					f.version, strings.Join(unexpected, "\n"), tf.mustRun("show", "upgrade.tfplan"))
-			}
-			tf.mustRun("apply", "-auto-approve", "-input=false", "upgrade.tfplan")
-			tf.expectEmptyPlan()
+			tf := upgradeRun(t, string(config), filepath.Join(dir, "terraform.tfstate"), nil)
+			checkUpgradePlan(t, tf, f.version, f.announced)
 		})
 	}
 }
 
+// upgradeRun is a working folder whose state was written by an earlier release from config: the fixture, planted
+// over objects that today's provider made from config; or, with DWSFALLBACK_UPGRADE_FROM, written into the fixture
+// by that release, over the objects it made.
+func upgradeRun(t *testing.T, config, fixture string, ph placeholders) *tfRun {
+	t.Helper()
+	if old := os.Getenv("DWSFALLBACK_UPGRADE_FROM"); old != "" {
+		return writeUpgradeFixture(t, old, config, fixture, ph)
+	}
+	tf := newTFRun(t, config)
+	t.Cleanup(func() { tf.run("destroy", "-auto-approve", "-input=false") })
+	tf.mustRun("apply", "-auto-approve", "-input=false")
+	plantFixture(t, tf, fixture, ph)
+	return tf
+}
+
+// placeholders are values that differ between machines (a path in the module cache), by the name a fixture holds
+// in their place.
+type placeholders map[string]string
+
+// in puts this machine's values in place of the names.
+func (p placeholders) in(b []byte) []byte {
+	for name, v := range p {
+		b = bytes.ReplaceAll(b, []byte(name), []byte(v))
+	}
+	return b
+}
+
+// out puts the names in place of this machine's values.
+func (p placeholders) out(b []byte) []byte {
+	for name, v := range p {
+		b = bytes.ReplaceAll(b, []byte(v), []byte(name))
+	}
+	return b
+}
+
+// checkUpgradePlan plans with today's provider in tf, which holds state written by version, and fails on an error, a
+// replacement or an in-place change that is not announced; then applies, and the next plan must be empty.
+func checkUpgradePlan(t *testing.T, tf *tfRun, version string, announced []string) {
+	t.Helper()
+	tf.mustRun("plan", "-input=false", "-out=upgrade.tfplan")
+	var plan struct {
+		ResourceChanges []struct {
+			Address string `json:"address"`
+			Type    string `json:"type"`
+			Change  struct {
+				Actions      []string       `json:"actions"`
+				Before       map[string]any `json:"before"`
+				After        map[string]any `json:"after"`
+				AfterUnknown map[string]any `json:"after_unknown"`
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(tf.mustRun("show", "-json", "upgrade.tfplan")), &plan); err != nil {
+		t.Fatal(err)
+	}
+	var unexpected []string
+	for _, rc := range plan.ResourceChanges {
+		switch {
+		case slices.Equal(rc.Change.Actions, []string{"no-op"}), slices.Equal(rc.Change.Actions, []string{"read"}):
+		case slices.Equal(rc.Change.Actions, []string{"update"}):
+			for _, a := range changedAttributes(rc.Change.Before, rc.Change.After, rc.Change.AfterUnknown) {
+				if c := rc.Address + ": " + a; !slices.Contains(announced, c) {
+					unexpected = append(unexpected, c)
+				}
+			}
+		default:
+			unexpected = append(unexpected, fmt.Sprintf("%s: %v", rc.Address, rc.Change.Actions))
+		}
+	}
+	if len(unexpected) > 0 {
+		t.Fatalf("the first plan after upgrading from %s changes what the CHANGELOG does not announce:\n%s\n\n%s",
+			version, strings.Join(unexpected, "\n"), tf.mustRun("show", "upgrade.tfplan"))
+	}
+	tf.mustRun("apply", "-auto-approve", "-input=false", "upgrade.tfplan")
+	tf.expectEmptyPlan()
+}
+
 // writeUpgradeFixture applies config with the provider in the folder old (an earlier release) and keeps its state,
 // without the run's own bookkeeping (lineage, serial, Terraform's version).
-func writeUpgradeFixture(t *testing.T, old, config, fixture string) *tfRun {
+func writeUpgradeFixture(t *testing.T, old, config, fixture string, ph placeholders) *tfRun {
 	t.Helper()
 	prev := newTFRunWith(t, old, config)
 	t.Cleanup(func() { prev.run("destroy", "-auto-approve", "-input=false") })
@@ -102,7 +136,7 @@ func writeUpgradeFixture(t *testing.T, old, config, fixture string) *tfRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(fixture, append(b, '\n'), 0o600); err != nil {
+	if err := os.WriteFile(fixture, append(ph.out(b), '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// Today's provider takes over the working folder, as an upgrade does.
@@ -113,7 +147,7 @@ func writeUpgradeFixture(t *testing.T, old, config, fixture string) *tfRun {
 
 // plantFixture replaces the state of tf with the fixture's, keeping this run's lineage and a higher serial, so that
 // Terraform reads it as the next state of this working folder.
-func plantFixture(t *testing.T, tf *tfRun, fixture string) {
+func plantFixture(t *testing.T, tf *tfRun, fixture string, ph placeholders) {
 	t.Helper()
 	live := readState(t, tf.dir)
 	b, err := os.ReadFile(fixture)
@@ -121,7 +155,7 @@ func plantFixture(t *testing.T, tf *tfRun, fixture string) {
 		t.Fatal(err)
 	}
 	var st map[string]any
-	if err := json.Unmarshal(b, &st); err != nil {
+	if err := json.Unmarshal(ph.in(b), &st); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := resourcesOf(live), resourcesOf(st); !slices.Equal(a, b) {
