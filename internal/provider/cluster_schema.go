@@ -63,19 +63,22 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "The control plane's exact version, e.g. `1.34.1-gke.1829001`.",
 			},
 			"default_pool_machine_type": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString("n2-standard-16"),
-				PlanModifiers:       replace,
-				MarkdownDescription: "Machine type of `default-pool`, where Ray heads run (default `n2-standard-16`, as in the tutorial). Changing it replaces the cluster.",
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString("n2-standard-16"),
+				PlanModifiers: replace,
+				MarkdownDescription: "Machine type of `default-pool`, where Ray heads run (default `n2-standard-16`, as in the tutorial). Changing it replaces the cluster. " +
+					"If `default-pool` is deleted by hand (some teams move heads to pools of their own), this and `default_pool_node_count` keep their values: " +
+					"not drift, since making the cluster again would delete everything on it.",
 			},
 			"default_pool_node_count": schema.Int64Attribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             int64default.StaticInt64(3),
-				Validators:          []validator.Int64{int64validator.AtLeast(1)},
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
-				MarkdownDescription: "Nodes of `default-pool` (default 3, gcloud's). Changing it replaces the cluster.",
+				Optional:      true,
+				Computed:      true,
+				Default:       int64default.StaticInt64(3),
+				Validators:    []validator.Int64{int64validator.AtLeast(1)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+				MarkdownDescription: "Nodes of `default-pool` when the cluster is made (default 3, gcloud's); read back as GKE's `initialNodeCount`, so a later " +
+					"`gcloud container clusters resize` is not drift. Changing it replaces the cluster.",
 			},
 			"image_streaming": schema.BoolAttribute{
 				Optional:            true,
