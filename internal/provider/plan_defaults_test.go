@@ -2,10 +2,16 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"math/big"
+	"reflect"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -66,17 +72,7 @@ func TestRemovingASettingPlansItsDefault(t *testing.T) {
 					continue // the base has no such nested object
 				}
 				config = nullAt(t, config, key)
-				resp, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-					TypeName: typeName, PriorState: dynamic(t, typ, drifted), Config: dynamic(t, typ, config),
-					ProposedNewState: dynamic(t, typ, proposedNew(schemas[typeName].Block, drifted, config)),
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				planned, err := resp.PlannedState.Unmarshal(typ)
-				if err != nil {
-					t.Fatalf("%s.%s: %v (%v)", typeName, key, err, resp.Diagnostics)
-				}
+				planned, _ := planOver(t, ctx, s, schemas[typeName], typeName, drifted, config)
 				if got := valuesAt(t, planned, key); len(got) == 0 || !allEqual(got, def) {
 					t.Errorf("%s.%s removed from the configuration, state holding another value: planned %v, want the default %v", typeName, key, got, def)
 				}
@@ -92,6 +88,24 @@ func TestRemovingASettingPlansItsDefault(t *testing.T) {
 	if len(covered) < 20 {
 		t.Errorf("only %d defaults covered: %v", len(covered), covered)
 	}
+}
+
+// planOver plans config over the prior state through the provider's server, as Terraform would propose it.
+func planOver(t *testing.T, ctx context.Context, s tfprotov6.ProviderServer, sch *tfprotov6.Schema, typeName string, prior, config tftypes.Value) (tftypes.Value, *tfprotov6.PlanResourceChangeResponse) {
+	t.Helper()
+	typ := sch.ValueType()
+	resp, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: typeName, PriorState: dynamic(t, typ, prior), Config: dynamic(t, typ, config),
+		ProposedNewState: dynamic(t, typ, proposedNew(sch.Block, prior, config)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, err := resp.PlannedState.Unmarshal(typ)
+	if err != nil {
+		t.Fatalf("%s: %v (%v)", typeName, err, resp.Diagnostics)
+	}
+	return planned, resp
 }
 
 // changeAt is v with every value at key (a defaults key) replaced by another of its type than def.
@@ -163,4 +177,98 @@ func otherThan(def tftypes.Value) tftypes.Value {
 		return tftypes.NewValue(tftypes.String, s+"-changed")
 	}
 	return tftypes.NewValue(def.Type(), nil)
+}
+
+// computedDefaults are the Optional+Computed attributes that keep their state through UseStateForUnknown and get
+// their default from ModifyPlan: each must be planned back when the configuration leaves it out, as a schema Default
+// is. The value is the base configuration's default (the first base of diffBases). Other such attributes are listed
+// in identityOnly.
+var computedDefaults = map[string]map[string]tftypes.Value{
+	"dwsfallback_rayjob": {
+		"files_config_map":           tftypes.NewValue(tftypes.String, "job-a-files"),
+		"enable_in_tree_autoscaling": tftypes.NewValue(tftypes.Bool, false), // a queued job that is not elastic
+	},
+}
+
+// identityOnly are Optional+Computed attributes, of every type, kept by UseStateForUnknown that nothing changes by
+// hand: where the object is (resolved at plan time from the cluster id and the provider). A new value is another
+// object, which their own plan modifiers replace.
+var identityOnly = map[string]bool{"project": true, "location": true}
+
+// TestComputedDefaultsArePlannedBack: a computed default changed by hand (read back into state) is planned back when
+// the configuration leaves it out; UseStateForUnknown alone kept it, so the plan said "No changes". An attribute added
+// to a schema with UseStateForUnknown on an Optional+Computed value fails this test until it is listed above.
+func TestComputedDefaultsArePlannedBack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := NewServer(&dwsProvider{version: "test"})()
+	schemas := configureForDiff(t, ctx, s)
+	for _, f := range (&dwsProvider{}).Resources(ctx) {
+		r := f()
+		var meta resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "dwsfallback"}, &meta)
+		var sr resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &sr)
+		for name, a := range sr.Schema.Attributes {
+			if !a.IsOptional() || !a.IsComputed() || !keepsState(a) || identityOnly[name] {
+				continue
+			}
+			if _, ok := computedDefaults[meta.TypeName][name]; !ok {
+				t.Errorf("%s.%s is Optional+Computed and kept by UseStateForUnknown: list it in computedDefaults (with the default "+
+					"ModifyPlan plans) or in identityOnly", meta.TypeName, name)
+			}
+		}
+	}
+	for typeName, defaults := range computedDefaults {
+		typ := schemas[typeName].ValueType()
+		for key, def := range defaults {
+			config := buildValue(t, typ, diffBases[typeName][0])
+			prior := planCreate(t, ctx, s, typeName, typ, config)
+			drifted, ok := changeAt(t, prior, key, def)
+			if !ok {
+				t.Fatalf("%s.%s: not in the created state", typeName, key)
+			}
+			planned, resp := planOver(t, ctx, s, schemas[typeName], typeName, drifted, config)
+			if got := valuesAt(t, planned, key); len(got) != 1 || !got[0].Equal(def) {
+				t.Errorf("%s.%s changed by hand, left out of the configuration: planned %v, want the default %v", typeName, key, got, def)
+			}
+			// Planned back by ModifyPlan, after the attribute's own RequiresReplace saw no change: it must replace.
+			replaces := slices.ContainsFunc(resp.RequiresReplace, func(p *tftypes.AttributePath) bool { return p.Equal(tftypes.NewAttributePath().WithAttributeName(key)) })
+			if want := hasModifier(attrOf(t, ctx, typeName, key), "requiresReplace"); replaces != want {
+				t.Errorf("%s.%s planned back: replaces = %v, want %v (its RequiresReplace)", typeName, key, replaces, want)
+			}
+		}
+	}
+}
+
+// keepsState reports whether a top-level attribute's plan modifiers include UseStateForUnknown, of any type.
+func keepsState(a schema.Attribute) bool { return hasModifier(a, "useStateForUnknown") }
+
+// hasModifier reports whether an attribute has a plan modifier whose Go type is named kind.
+func hasModifier(a schema.Attribute, kind string) bool {
+	mods := reflect.ValueOf(a).FieldByName("PlanModifiers")
+	for i := 0; mods.IsValid() && i < mods.Len(); i++ {
+		if strings.Contains(fmt.Sprintf("%T", mods.Index(i).Interface()), kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// attrOf is the top-level attribute name of resource type typeName.
+func attrOf(t *testing.T, ctx context.Context, typeName, name string) schema.Attribute {
+	t.Helper()
+	for _, f := range (&dwsProvider{}).Resources(ctx) {
+		r := f()
+		var meta resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "dwsfallback"}, &meta)
+		if meta.TypeName != typeName {
+			continue
+		}
+		var sr resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &sr)
+		return sr.Schema.Attributes[name]
+	}
+	t.Fatalf("no resource type %s", typeName)
+	return nil
 }

@@ -126,6 +126,14 @@ func readWorkers(st *rayJobModel, want, job *rayv1.RayJob, take func(bool, func(
 	}
 	same := func(a, b *int32) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 	sel := g.Template.Spec.NodeSelector
+	// The class's toleration, read above, wins where both changed.
+	wantClass := wg.Template.Spec.NodeSelector[computeClassLabel]
+	take(sel[computeClassLabel] != wantClass && st.ComputeClass.ValueString() == wantClass, func() {
+		st.ComputeClass = types.StringNull()
+		if c := sel[computeClassLabel]; c != "" {
+			st.ComputeClass = types.StringValue(c)
+		}
+	})
 	// What both kinds of worker group share; each kind adds its accelerator below.
 	var common struct {
 		group, cpu, memory    *types.String
@@ -168,10 +176,11 @@ func readWorkers(st *rayJobModel, want, job *rayv1.RayJob, take func(bool, func(
 		st.Env = mapValue(envMap(c.Env))
 	})
 	if len(st.Files.Elements()) > 0 {
-		// The head's mount, read first, wins where both changed.
-		mount, _ := filesMount(c, g.Template.Spec)
-		wantMount, _ := filesMount(wc, wg.Template.Spec)
+		// The head's mount and ConfigMap, read first, win where both changed.
+		mount, cm := filesMount(c, g.Template.Spec)
+		wantMount, wantCM := filesMount(wc, wg.Template.Spec)
 		take(mount != wantMount && st.FilesMountPath.ValueString() == wantMount, func() { st.FilesMountPath = types.StringValue(mount) })
+		take(cm != wantCM && st.FilesConfigMap.ValueString() == wantCM, func() { st.FilesConfigMap = types.StringValue(cm) })
 	}
 }
 

@@ -395,14 +395,27 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if m.GPUWorkers != nil {
 		set("num_of_hosts", types.Int64Value(1))
 	}
-	// Defaults fill only what the configuration leaves out: a value configured but not known yet stays unknown.
+	// Defaults fill only what the configuration leaves out: a value configured but not known yet stays unknown. They
+	// are planned whenever the configuration leaves them out, not only when unknown, as a schema Default is: a value
+	// changed by hand (read back into state) is planned back, which UseStateForUnknown alone would keep.
 	cfgFiles, cfgAutoscaling := rootString(req.Config.Raw, "files_config_map"), rootBool(req.Config.Raw, "enable_in_tree_autoscaling")
-	if u.at("files_config_map") && !u.at("name") && cfgFiles.IsNull() {
-		set("files_config_map", types.StringValue(m.Name.ValueString()+"-files"))
+	// Both replace the job, as their RequiresReplace would if the change were in the configuration: the attribute's
+	// plan modifiers ran before this, on the prior value.
+	replaceOn := func(name string, changed bool) {
+		if changed && !req.State.Raw.IsNull() {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root(name))
+		}
 	}
-	if u.at("enable_in_tree_autoscaling") && !u.at("queue") && !u.at("elastic") && cfgAutoscaling.IsNull() {
-		m.EnableInTreeAutoscaling = types.BoolValue(m.Queue.IsNull() || m.Elastic.ValueBool())
-		set("enable_in_tree_autoscaling", m.EnableInTreeAutoscaling)
+	if (u.at("files_config_map") || len(m.Files.Elements()) > 0) && !u.at("name") && cfgFiles.IsNull() {
+		v := types.StringValue(m.Name.ValueString() + "-files")
+		replaceOn("files_config_map", !m.FilesConfigMap.IsUnknown() && !m.FilesConfigMap.IsNull() && !v.Equal(m.FilesConfigMap))
+		set("files_config_map", v)
+	}
+	if !u.at("queue") && !u.at("elastic") && cfgAutoscaling.IsNull() {
+		v := types.BoolValue(m.Queue.IsNull() || m.Elastic.ValueBool())
+		replaceOn("enable_in_tree_autoscaling", !u.at("enable_in_tree_autoscaling") && !m.EnableInTreeAutoscaling.IsNull() && !v.Equal(m.EnableInTreeAutoscaling))
+		m.EnableInTreeAutoscaling = v
+		set("enable_in_tree_autoscaling", v)
 	}
 	validateRayJob(&m, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() && m.Elastic.ValueBool() && !u.at("queue") && !u.at("namespace") && !u.at("cluster") && r.queueChanged(ctx, req, &m) {

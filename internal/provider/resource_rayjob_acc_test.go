@@ -263,6 +263,9 @@ func TestAccRayJob_driftByKubectl(t *testing.T) {
 		{"queued toleration removed", "json", `[{"op":"remove","path":"` + worker + `/template/spec/tolerations/1"}]`},
 		{"env", "json", `[{"op":"add","path":"` + head + `/containers/0/env","value":[{"name":"A","value":"b"}]}]`},
 		{"mount path", "json", `[{"op":"replace","path":"` + head + `/containers/0/volumeMounts/0/mountPath","value":"/code"}]`},
+		{"files ConfigMap", "json", `[{"op":"replace","path":"` + head + `/volumes/0/configMap/name","value":"other-files"},` +
+			`{"op":"replace","path":"` + worker + `/template/spec/volumes/0/configMap/name","value":"other-files"}]`},
+		{"worker's files ConfigMap", "json", `[{"op":"replace","path":"` + worker + `/template/spec/volumes/0/configMap/name","value":"other-files"}]`},
 		{"label", "merge", `{"metadata":{"labels":{"team":"b"}}}`},
 		{"annotation", "merge", `{"metadata":{"annotations":{"note":"x"}}}`},
 		{"queue label", "merge", `{"metadata":{"labels":{"kueue.x-k8s.io/queue-name":"other-queue"}}}`},

@@ -301,6 +301,14 @@ func TestReadSpec(t *testing.T) {
 			head(j).Containers[0].VolumeMounts[0].MountPath = "/code"
 			worker(j).Template.Spec.Containers[0].VolumeMounts[0].MountPath = "/code"
 		}, want: func(m *rayJobModel) { m.FilesMountPath = str("/code") }},
+		{name: "files ConfigMap", patch: func(j *rayv1.RayJob) {
+			head(j).Volumes[0].ConfigMap.Name = "other-files"
+			worker(j).Template.Spec.Volumes[0].ConfigMap.Name = "other-files"
+		}, want: func(m *rayJobModel) { m.FilesConfigMap = str("other-files") }},
+		{name: "worker's files ConfigMap", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.Volumes[0].ConfigMap.Name = "other-files" },
+			want: func(m *rayJobModel) { m.FilesConfigMap = str("other-files") }},
+		{name: "compute class selector", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.NodeSelector[computeClassLabel] = "other-class" },
+			want: func(m *rayJobModel) { m.ComputeClass = str("other-class") }},
 		{name: "shutdown flag", patch: func(j *rayv1.RayJob) { j.Spec.ShutdownAfterJobFinishes = false },
 			want: func(m *rayJobModel) { m.ShutdownAfterJobFinishes = types.BoolValue(false) }},
 		{name: "autoscaling", patch: func(j *rayv1.RayJob) { f := false; j.Spec.RayClusterSpec.EnableInTreeAutoscaling = &f },
