@@ -78,6 +78,9 @@ func DeleteAndWait(ctx context.Context, del, get func(context.Context) error, pa
 	err := wait.PollUntilContextTimeout(ctx, 150*time.Millisecond, patience, true, func(ctx context.Context) (bool, error) {
 		err := get(ctx)
 		if err != nil && !apierrors.IsNotFound(err) {
+			if ctx.Err() != nil {
+				return false, ctx.Err() // patience ran out during the read (client-go's rate limiter says so first): still there
+			}
 			failed = err
 			return false, err
 		}

@@ -3,12 +3,16 @@ package kube
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
+
+// errRateLimiter stands for a read that blocks until the poll's deadline and fails with it.
+var errRateLimiter = errors.New("rate limiter")
 
 func TestDeleteAndWait(t *testing.T) {
 	gone := apierrors.NewNotFound(schema.GroupResource{Resource: "clusterqueues"}, "q")
@@ -23,12 +27,18 @@ func TestDeleteAndWait(t *testing.T) {
 		{"gone after two reads", []error{nil, nil, gone}, time.Second, nil},
 		{"still there", []error{nil}, 400 * time.Millisecond, ErrStillThere},
 		{"read fails", []error{nil, boom}, time.Second, boom},
+		// client-go's rate limiter refuses to wait past the deadline before the request: patience, not a failure.
+		{"patience runs out during a read", []error{nil, errRateLimiter}, 400 * time.Millisecond, ErrStillThere},
 	}
 	for _, tc := range cases {
 		i := 0
-		get := func(context.Context) error {
+		get := func(ctx context.Context) error {
 			err := tc.gets[min(i, len(tc.gets)-1)]
 			i++
+			if errors.Is(err, errRateLimiter) {
+				<-ctx.Done()
+				return fmt.Errorf("client rate limiter Wait returned an error: %w", ctx.Err())
+			}
 			return err
 		}
 		err := DeleteAndWait(context.Background(), func(context.Context) error { return nil }, get, tc.patience)

@@ -338,7 +338,7 @@ func deleteQueueObjects(ctx context.Context, c *kube.Clients, o queueObjectNames
 			func(ctx context.Context) error {
 				_, err := api.ClusterQueues().Get(ctx, name, metav1.GetOptions{})
 				return err
-			}, 30*time.Second)
+			}, 2*time.Minute) // Kueue lets it go when its cache has no workload in it: after a lost MultiKueue worker, that took over 30 s
 		if errors.Is(err, kube.ErrStillThere) {
 			// A job admitted between the destroy's check and the delete holds it now.
 			if hs, herr := kueueuse.FindHolders(ctx, c, name); herr == nil && len(hs) > 0 {
