@@ -84,34 +84,40 @@ resource "terraform_data" "floor" {
 `, strings.Repeat("x", per), n)
 }
 
-// measurePluginFloor plans the stack's own configuration and state (copied from stackDir) against the echo provider.
-func (b *bench) measurePluginFloor(f *floor, dir, stackDir string) error {
+// pluginFloorDir is a working folder with the stack's own configuration and state (copied from stackDir), planned
+// against the echo provider; nil without one. Its plans alternate with ours (measure), so that both meet the same
+// machine: Kueue and the API server still work on the jobs for a while after their create.
+func (b *bench) pluginFloorDir(dir, stackDir string) (*workdir, error) {
 	if b.echo == "" {
-		return nil
+		return nil, nil
 	}
 	tf, err := newWorkdir(dir, b.echo, "", b.env)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer func() { _ = os.RemoveAll(dir) }()
 	for _, name := range []string{"main.tf", "terraform.tfstate"} {
 		data, err := os.ReadFile(filepath.Join(stackDir, name))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	var plans []time.Duration
-	for i := 0; i < b.runs; i++ {
-		start := time.Now()
-		if err := tf.run("plan", "-detailed-exitcode"); err != nil {
-			return fmt.Errorf("plugin floor plan is not empty or failed: %w", err)
-		}
-		plans = append(plans, time.Since(start))
+	return tf, nil
+}
+
+// pluginFloorPlan is one plan of the plugin floor, timed.
+func pluginFloorPlan(tf *workdir) (time.Duration, error) {
+	start := time.Now()
+	if err := tf.run("plan", "-detailed-exitcode"); err != nil {
+		return 0, fmt.Errorf("plugin floor plan is not empty or failed: %w", err)
 	}
-	f.Plugin = median(plans)
+	return time.Since(start), nil
+}
+
+// pluginFloorCPU is the CPU of one plan of the plugin floor: Terraform's and the echo provider's.
+func pluginFloorCPU(f *floor, tf *workdir) error {
 	_, cpu, err := usage([]string{"terraform", "terraform-provider-dwsfallback"}, func() error { return tf.run("plan", "-detailed-exitcode") })
 	f.PluginTerraformCPU, f.PluginProviderCPU = cpu["terraform"], cpu["terraform-provider-dwsfallback"]
 	return err

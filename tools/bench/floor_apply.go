@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"os"
@@ -11,11 +12,12 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // floorJob is the RayJob and ConfigMap the bench's dwsfallback_rayjob makes (workdir.go's jobsConfig: the tutorial's
 // job without runtime env or head selector, elastic, files in <name>-files at /app), as a manifest for kubectl, with
-// a label that finds the floor's objects. Keep it in step with jobsConfig.
+// a label that finds the floor's objects. floorMatchesOurs holds it to what the provider made.
 const floorJob = `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -85,6 +87,9 @@ func (b *bench) measureApplyFloor(dir string, n int, admitted bool) (time.Durati
 		return 0, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
+	if err := b.floorMatchesOurs("bench-job-0"); err != nil {
+		return 0, err
+	}
 	var docs []string
 	for i := range n {
 		docs = append(docs, strings.ReplaceAll(floorJob, "NAME", fmt.Sprintf("floor-job-%d", i)))
@@ -141,4 +146,59 @@ func (b *bench) admittedFloorJobs() (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// floorMatchesOurs checks that every field the floor's manifest sets has the same value in the RayJob and ConfigMap
+// the provider made as job (what Kueue and the API server add on top is theirs), so the floor creates what ours does.
+func (b *bench) floorMatchesOurs(job string) error {
+	docs := strings.Split(strings.ReplaceAll(floorJob, "NAME", job), "---\n")
+	for i, obj := range []struct{ kind, name string }{{"configmap", job + "-files"}, {"rayjob", job}} {
+		kind := obj.kind
+		var want map[string]any
+		if err := yaml.Unmarshal([]byte(docs[i]), &want); err != nil {
+			return fmt.Errorf("the apply floor's %s: %w", kind, err)
+		}
+		meta, _ := want["metadata"].(map[string]any)
+		labels, _ := meta["labels"].(map[string]any)
+		delete(labels, "bench-floor") // the floor's own, to find its objects
+		out, err := exec.Command("kubectl", "--kubeconfig", b.stack.Kubeconfig, "-n", "default", "get", kind, obj.name, "-o", "json").Output()
+		if err != nil {
+			return fmt.Errorf("reading our %s %s to compare with the apply floor's: %w", kind, obj.name, err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(out, &got); err != nil {
+			return err
+		}
+		if diffs := notIn(want, got, kind); len(diffs) > 0 {
+			return fmt.Errorf("the apply floor's manifest is not what the provider made (tools/bench/floor_apply.go's floorJob):\n%s", strings.Join(diffs, "\n"))
+		}
+	}
+	return nil
+}
+
+// notIn lists the paths where want (a manifest, as JSON values) sets a value that got does not hold.
+func notIn(want, got any, at string) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, _ := got.(map[string]any)
+		var out []string
+		for k, v := range w {
+			out = append(out, notIn(v, g[k], at+"."+k)...)
+		}
+		return out
+	case []any:
+		g, _ := got.([]any)
+		if len(g) < len(w) {
+			return []string{fmt.Sprintf("%s: %d items, the floor's %d", at, len(g), len(w))}
+		}
+		var out []string
+		for i, v := range w {
+			out = append(out, notIn(v, g[i], fmt.Sprintf("%s[%d]", at, i))...)
+		}
+		return out
+	}
+	if fmt.Sprint(want) != fmt.Sprint(got) {
+		return []string{fmt.Sprintf("%s: ours %v, the floor's %v", at, got, want)}
+	}
+	return nil
 }

@@ -251,13 +251,24 @@ func (b *bench) measure(dir string, n int) (result, error) {
 	if r.ManagedObjects, err = managedObjects(filepath.Join(dir, "terraform.tfstate")); err != nil {
 		return r, err
 	}
-	var plans, wide, noops []time.Duration
+	echo, err := b.pluginFloorDir(dir+"-echo", dir)
+	if err != nil {
+		return r, fmt.Errorf("the plugin floor: %w", err)
+	}
+	defer func() { _ = os.RemoveAll(dir + "-echo") }()
+	var plans, echoPlans, wide, noops []time.Duration
 	for i := 0; i < b.runs; i++ {
 		d, c, err := b.timed(func() error { return tf.run("plan", "-detailed-exitcode") })
 		if err != nil {
 			return r, fmt.Errorf("plan is not empty or failed: %w", err)
 		}
 		plans, r.PlanCalls = append(plans, d), c
+		if echo != nil {
+			if d, err = pluginFloorPlan(echo); err != nil {
+				return r, err
+			}
+			echoPlans = append(echoPlans, d)
+		}
 		d, _, err = b.timed(func() error { return tf.run("plan", "-detailed-exitcode", "-parallelism=100") })
 		if err != nil {
 			return r, err
@@ -284,8 +295,11 @@ func (b *bench) measure(dir string, n int) (result, error) {
 	if r.Floor, err = b.measureFloor(dir+"-floor", filepath.Join(dir, "terraform.tfstate")); err != nil {
 		return r, fmt.Errorf("the terraform_data floor: %w", err)
 	}
-	if err = b.measurePluginFloor(&r.Floor, dir+"-echo", dir); err != nil {
-		return r, fmt.Errorf("the plugin floor: %w", err)
+	if echo != nil {
+		r.Floor.Plugin = median(echoPlans)
+		if err = pluginFloorCPU(&r.Floor, echo); err != nil {
+			return r, fmt.Errorf("the plugin floor: %w", err)
+		}
 	}
 	// Before the destroy, which takes the LocalQueue the floor's jobs are admitted through.
 	if r.ApplyFloor, err = b.measureApplyFloor(dir+"-apply", n, n < 1000); err != nil {

@@ -93,11 +93,12 @@ func (b *bench) report(out string) error {
 		w("| %d | %s | %s | %s |\n", r.N, secs(r.Create), secs(r.ApplyFloor), ratio(r.Create, r.ApplyFloor))
 	}
 
-	w("\n## Against Terraform's own floor\n\nTwo floors, run right after ours on the same machine. Terraform's floor is a plan of as many " +
+	w("\n## Against Terraform's own floor\n\nTwo floors, on the same machine. Terraform's floor, run after ours, is a plan of as many " +
 		"`terraform_data` resources (built into Terraform: no provider process) carrying about as much state; the target at N = 100 is " +
 		"≤ 2× of it. The plugin floor is a plan of our own configuration and state against the echo provider (internal/echoprovider): " +
 		"this provider's binary and schema, validating, reading and planning nothing. It is what Terraform and the plugin protocol " +
-		"spend on these resources, which no provider of this schema can go below; ours over it is what the provider itself adds.\n\n")
+		"spend on these resources, which no provider of this schema can go below; ours over it is what the provider itself adds. Its " +
+		"plans alternate with ours (one of ours, one of the floor's), so both meet the same load from Kueue and the API server.\n\n")
 	w("| N | resources | state: ours / floor's | `plan`: ours | Terraform's floor | ours over it | plugin floor | ours over it | plugin floor's CPU: terraform / echo provider | terraform peak RSS: ours / floor's |\n" +
 		"|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range b.results {
