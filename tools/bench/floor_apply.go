@@ -52,8 +52,8 @@ spec:
             resources:
               limits: {cpu: "2", memory: 4Gi}
               requests: {cpu: "2", memory: 4Gi}
-            volumeMounts: [{mountPath: /app, name: files}]
-          volumes: [{name: files, configMap: {name: NAME-files}}]
+            volumeMounts: [{mountPath: /app, name: train-script-volume}]
+          volumes: [{name: train-script-volume, configMap: {name: NAME-files}}]
     workerGroupSpecs:
     - replicas: 1
       minReplicas: 1
@@ -72,8 +72,8 @@ spec:
             resources:
               limits: {cpu: "8", google.com/tpu: "4", memory: 16Gi}
               requests: {cpu: "8", google.com/tpu: "4", memory: 16Gi}
-            volumeMounts: [{mountPath: /app, name: files}]
-          volumes: [{name: files, configMap: {name: NAME-files}}]
+            volumeMounts: [{mountPath: /app, name: train-script-volume}]
+          volumes: [{name: train-script-volume, configMap: {name: NAME-files}}]
           nodeSelector:
             cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice
             cloud.google.com/gke-tpu-topology: 4x4
