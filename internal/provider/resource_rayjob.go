@@ -399,23 +399,22 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	// are planned whenever the configuration leaves them out, not only when unknown, as a schema Default is: a value
 	// changed by hand (read back into state) is planned back, which UseStateForUnknown alone would keep.
 	cfgFiles, cfgAutoscaling := rootString(req.Config.Raw, "files_config_map"), rootBool(req.Config.Raw, "enable_in_tree_autoscaling")
-	// Both replace the job, as their RequiresReplace would if the change were in the configuration: the attribute's
-	// plan modifiers ran before this, on the prior value.
-	replaceOn := func(name string, changed bool) {
-		if changed && !req.State.Raw.IsNull() {
+	// planDefault plans v for an attribute the configuration leaves out. A value in the plan (the prior one, read as
+	// null when unknown) that differs replaces the job, as the attribute's RequiresReplace would if the change were in
+	// the configuration: that modifier ran before this, on the prior value.
+	planDefault := func(name string, planned, v attr.Value) {
+		if !req.State.Raw.IsNull() && !planned.IsNull() && !v.Equal(planned) {
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root(name))
 		}
+		set(name, v)
 	}
 	if (u.at("files_config_map") || len(m.Files.Elements()) > 0) && !u.at("name") && cfgFiles.IsNull() {
-		v := types.StringValue(m.Name.ValueString() + "-files")
-		replaceOn("files_config_map", !m.FilesConfigMap.IsUnknown() && !m.FilesConfigMap.IsNull() && !v.Equal(m.FilesConfigMap))
-		set("files_config_map", v)
+		planDefault("files_config_map", m.FilesConfigMap, types.StringValue(m.Name.ValueString()+"-files"))
 	}
 	if !u.at("queue") && !u.at("elastic") && cfgAutoscaling.IsNull() {
 		v := types.BoolValue(m.Queue.IsNull() || m.Elastic.ValueBool())
-		replaceOn("enable_in_tree_autoscaling", !u.at("enable_in_tree_autoscaling") && !m.EnableInTreeAutoscaling.IsNull() && !v.Equal(m.EnableInTreeAutoscaling))
+		planDefault("enable_in_tree_autoscaling", m.EnableInTreeAutoscaling, v)
 		m.EnableInTreeAutoscaling = v
-		set("enable_in_tree_autoscaling", v)
 	}
 	validateRayJob(&m, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() && m.Elastic.ValueBool() && !u.at("queue") && !u.at("namespace") && !u.at("cluster") && r.queueChanged(ctx, req, &m) {
