@@ -90,9 +90,10 @@ func (r *multiKueueWorkerResource) workerKube(ctx context.Context, m *multiKueue
 
 // credentialsCurrent reports whether the manager's Secret still reaches the worker as it is now (its endpoint, CA and
 // the ServiceAccount's current token) with the rights Kueue's manager uses there (a ClusterRole made by Kueue's script
-// alone lacks some). A kubeconfig the user brought cannot be compared (it is never stored): it is
-// current while the Secret holds one. An imported worker (worker_cluster unknown) is found by the Secret's server.
-func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *kube.Clients, m *multiKueueWorkerModel) (bool, error) {
+// alone lacks some). A kubeconfig the user brought is never stored: the Secret is compared with the fingerprint of
+// the one written (written), and without one it is current while the Secret holds a kubeconfig. An imported worker
+// (worker_cluster unknown) is found by the Secret's server.
+func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *kube.Clients, m *multiKueueWorkerModel, written *multikueue.Fingerprint) (bool, error) {
 	kc, found, err := multikueue.SecretKubeconfig(ctx, c.Core, m.SecretName.ValueString())
 	if err != nil {
 		return false, c.Explain("MultiKueueCluster", m.Name.ValueString(), err)
@@ -106,7 +107,7 @@ func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *ku
 		return false, nil
 	}
 	if m.bringsKubeconfig() {
-		return true, nil
+		return written == nil || written.Matches(kc), nil
 	}
 	ep, err := r.findWorker(ctx, m)
 	if err != nil || ep == nil {

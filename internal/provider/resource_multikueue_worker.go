@@ -51,7 +51,7 @@ func (r *multiKueueWorkerResource) Create(ctx context.Context, req resource.Crea
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	_ = r.write(ctx, &plan, given.ValueString(), "creating", &resp.State, &resp.Diagnostics)
+	_ = r.write(ctx, &plan, given.ValueString(), "creating", &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -75,7 +75,7 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	flattenWorker(&st, mkc)
-	current, err := r.credentialsCurrent(ctx, c, &st)
+	current, err := r.credentialsCurrent(ctx, c, &st, writtenKubeconfig(ctx, req.Private, &resp.Diagnostics))
 	var down *unreachable
 	if errors.As(err, &down) {
 		resp.Diagnostics.AddWarning("Worker not reachable", down.Error()+". credentials_current reads false until it answers.")
@@ -104,7 +104,7 @@ func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.Upda
 	defer cancel()
 	// Once written and saved in state, the old credentials go even if the worker has not connected yet: no later
 	// apply would know of them. Until then, state holds the prior values and the next apply does it all again.
-	if written := r.write(ctx, &plan, given.ValueString(), "updating", &resp.State, &resp.Diagnostics); !written {
+	if written := r.write(ctx, &plan, given.ValueString(), "updating", &resp.State, resp.Private, &resp.Diagnostics); !written {
 		return
 	}
 	// The wait for Active may have used up the timeout; the clean-up gets a little time of its own.
@@ -290,7 +290,7 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 // until Kueue reports the worker Active. given is the kubeconfig the user brings (kubeconfig_wo), "" when the
 // provider makes it. written tells that the Secret and the MultiKueueCluster were written and state saved; errors are
 // in diags.
-func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorkerModel, given, verb string, state stateSetter, diags *diag.Diagnostics) (written bool) {
+func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorkerModel, given, verb string, state stateSetter, private privateState, diags *diag.Diagnostics) (written bool) {
 	summary := fmt.Sprintf("%s MultiKueueCluster (%s)", verb, m.Name.ValueString())
 	c, ok := r.kube(ctx, m, diags)
 	if !ok {
@@ -330,6 +330,7 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 		return false
 	}
 	m.CredentialsCurrent = types.BoolValue(true)
+	recordKubeconfig(ctx, private, given, diags)
 	flattenWorker(m, mkc)
 	// In state before the wait: a worker that never connects taints the resource instead of orphaning it.
 	diags.Append(state.Set(ctx, m)...)

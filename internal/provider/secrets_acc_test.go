@@ -153,6 +153,7 @@ resource "dwsfallback_multikueue_worker" "brought" {
 	tf := newTFRun(t, config, "TF_LOG=TRACE", "TF_LOG_PATH="+logPath, "TF_VAR_byo="+byo)
 	tf.mustRun("apply", "-auto-approve")
 	tf.mustRun("plan", "-detailed-exitcode")
+	secretByHand(t, manager.Name, "brought-secret", byo, tf)
 	state, err := os.ReadFile(filepath.Join(tf.dir, "terraform.tfstate"))
 	if err != nil {
 		t.Fatal(err)
@@ -177,4 +178,32 @@ resource "dwsfallback_multikueue_worker" "brought" {
 		t.Errorf("the state does not say the credentials are current:\n%s", state)
 	}
 	t.Logf("scanned %d bytes of TRACE log and %d bytes of state", len(log), len(state))
+}
+
+// secretByHand edits the manager's Secret that holds a brought kubeconfig, as kubectl would, and checks that the next
+// plan writes the configured one (want) back: the fingerprint in private state is all the provider has of it.
+func secretByHand(t *testing.T, manager, name, want string, tf *tfRun) {
+	t.Helper()
+	ctx := context.Background()
+	m := clusterClients(t, manager)
+	secrets := m.Core.Secrets(multikueue.KueueNamespace)
+	s, err := secrets.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Data[multikueue.SecretKey] = []byte(strings.Replace(want, "token:", "token: x", 1))
+	if _, err := secrets.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := tf.planExit(); code != 2 || !strings.Contains(out, "credentials_current") {
+		t.Fatalf("a Secret edited by hand: plan exit %d, want 2 with credentials_current:\n%s", code, out)
+	}
+	tf.mustRun("apply", "-auto-approve")
+	if s, err = secrets.Get(ctx, name, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if string(s.Data[multikueue.SecretKey]) != want {
+		t.Error("the apply did not write the configured kubeconfig back")
+	}
+	tf.mustRun("plan", "-detailed-exitcode")
 }
