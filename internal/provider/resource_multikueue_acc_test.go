@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 )
 
@@ -89,7 +91,7 @@ resource "dwsfallback_kueue_queue" "manager" {
 // kubeconfig reaches state. A token rotated on a worker, and a config changed with kubectl, show in the plan and the
 // next apply repairs them; the objects import with an empty plan.
 func TestAccMultiKueue_manager(t *testing.T) {
-	requireStack(t)
+	s := requireStack(t)
 	custom := strings.Replace(multiKueueManagerConfig, `name           = "mk-w2"`,
 		`name            = "mk-w2"
   secret_name     = "mk-w2-custom"
@@ -228,6 +230,36 @@ func TestAccMultiKueue_manager(t *testing.T) {
 				),
 			},
 			{
+				// The old worker does not answer when mk-w2 moves: the move is applied, and the credentials left on
+				// the old worker are named, with what to delete by hand...
+				PreConfig:   func() { workerPlane(t, s, "mk-w2").StopAPIServer() },
+				Config:      moved,
+				ExpectError: regexp.MustCompile(`still\s+opens(.|\n)*The\s+next\s+apply\s+tries\s+again`),
+			},
+			{
+				// ...and kept in private state, so each plan shows an update that tries again...
+				Config:             moved,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				// ...until the worker answers and they go.
+				PreConfig: func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+					defer cancel()
+					if err := workerPlane(t, s, "mk-w2").StartAPIServer(ctx); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: moved,
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("dwsfallback_multikueue_worker.w2", "active", "true"),
+					serviceAccountOn(t, "mk-w1", true),
+					serviceAccountOn(t, "mk-w2", false),
+				),
+			},
+			{Config: multiKueueManagerConfig, Check: serviceAccountOn(t, "mk-w2", true)},
+			{
 				// A second MultiKueueCluster that reaches worker mk-w1 as the same ServiceAccount (as a second manager
 				// would)...
 				Config: multiKueueManagerConfig + `
@@ -330,4 +362,14 @@ func serviceAccountOn(t *testing.T, cluster string, want bool) resource.TestChec
 		}
 		return nil
 	}
+}
+
+// workerPlane is the control plane of the emulated cluster name.
+func workerPlane(t *testing.T, s *localstack.Stack, name string) *localstack.Stack {
+	t.Helper()
+	plane := s.ClusterStack(clusterRef{testProject, testLocation, name}.String())
+	if plane == nil || plane == s {
+		t.Fatalf("%s has no control plane of its own", name)
+	}
+	return plane
 }

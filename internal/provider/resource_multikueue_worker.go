@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -115,10 +116,12 @@ func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.Upda
 		return
 	}
 	// A kubeconfig brought instead of the one made here, another ServiceAccount, or another worker cluster: the old
-	// token would still open the old worker.
+	// token would still open the old worker. Removals an earlier apply could not finish are tried again with it.
+	pending := pendingRemovals(ctx, req.Private, &resp.Diagnostics)
 	if !st.bringsKubeconfig() && (plan.bringsKubeconfig() || r.moved(&st, &plan) || plan.ServiceAccount.ValueString() != st.ServiceAccount.ValueString()) {
-		r.removeOld(ctx, &st, c.Host, &resp.Diagnostics)
+		pending = append(pending, r.oldCredentials(&st, c.Host, &resp.Diagnostics)...)
 	}
+	recordRemovals(ctx, resp.Private, r.removeAll(ctx, pending, &plan, resp.Diagnostics.AddError), &resp.Diagnostics)
 	// The Secret moved: the old one holds credentials nothing names any more, unless another worker's
 	// MultiKueueCluster names it (one pointed at it by hand).
 	if old := st.SecretName.ValueString(); old != "" && old != plan.SecretName.ValueString() {
@@ -131,41 +134,66 @@ func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.Upda
 // moved reports whether the worker cluster changed. Both sides are resolved, so a name and an id of one cluster are
 // the same, and a same-named cluster in another project or location is not.
 func (r *multiKueueWorkerResource) moved(st, plan *multiKueueWorkerModel) bool {
-	if st.WorkerCluster.IsNull() {
-		return false
-	}
-	a, errA := resolveCluster(st.WorkerCluster.ValueString(), "", "", r.clients)
-	b, errB := resolveCluster(plan.WorkerCluster.ValueString(), "", "", r.clients)
-	if errA != nil || errB != nil {
-		return !sameCluster(st.WorkerCluster.ValueString(), plan.WorkerCluster.ValueString())
-	}
-	return a != b
+	return !st.WorkerCluster.IsNull() && !r.sameWorker(st.WorkerCluster.ValueString(), plan.WorkerCluster.ValueString())
 }
 
-// removeOld removes the old ServiceAccount's use of the old worker (st), which the manager no longer uses. Its
-// failure leaves a working token behind, so the error says what to remove by hand.
-func (r *multiKueueWorkerResource) removeOld(ctx context.Context, st *multiKueueWorkerModel, managerHost string, diags *diag.Diagnostics) {
-	const summary = "removing the ServiceAccount the manager no longer uses"
+func (r *multiKueueWorkerResource) sameWorker(a, b string) bool {
+	ra, errA := resolveCluster(a, "", "", r.clients)
+	rb, errB := resolveCluster(b, "", "", r.clients)
+	if errA != nil || errB != nil {
+		return sameCluster(a, b)
+	}
+	return ra == rb
+}
+
+// removeAll removes the old credentials in pending from their workers, which the manager no longer uses, and returns
+// the ones still there: each still opens its worker, so the error says what to delete by hand, and the next apply
+// tries again. An entry that is the plan's own credentials again (moved back) is dropped, not removed.
+func (r *multiKueueWorkerResource) removeAll(ctx context.Context, pending []oldCredentials, plan *multiKueueWorkerModel, report func(summary, detail string)) []oldCredentials {
+	var left []oldCredentials
+	for _, old := range pending {
+		if !plan.bringsKubeconfig() && old.ServiceAccount == plan.ServiceAccount.ValueString() && r.sameWorker(old.WorkerCluster, plan.WorkerCluster.ValueString()) {
+			continue
+		}
+		if err := r.removeOld(ctx, old); err != nil {
+			w := old.worker()
+			report("removing the ServiceAccount the manager no longer uses", fmt.Sprintf("%v. The manager no longer uses it, but its token still opens %s. "+
+				"The next apply tries again (it plans an update until then); or delete ServiceAccount %s/%s, its token Secret %s, ClusterRole %s and "+
+				"ClusterRoleBinding %s there by hand (unless another manager uses them).",
+				err, old.WorkerCluster, multikueue.KueueNamespace, old.ServiceAccount, w.TokenSecret(), w.Role(), w.Binding()))
+			left = append(left, old)
+		}
+	}
+	return left
+}
+
+// oldCredentials is what st's worker credentials are to remove; none, with a warning, when st does not know its
+// worker cluster (imported without it).
+func (r *multiKueueWorkerResource) oldCredentials(st *multiKueueWorkerModel, managerHost string, diags *diag.Diagnostics) []oldCredentials {
+	w := st.workerOf(managerHost)
 	if st.WorkerCluster.IsNull() {
-		diags.AddWarning(summary, fmt.Sprintf("The worker cluster this MultiKueueCluster used before is not known (imported without it), so ServiceAccount %s/%s, "+
-			"its ClusterRole %s and ClusterRoleBinding %s may still be there: remove them by hand.", multikueue.KueueNamespace, st.ServiceAccount.ValueString(),
-			st.worker().Role(), st.worker().Binding()))
-		return
+		diags.AddWarning("removing the ServiceAccount the manager no longer uses", fmt.Sprintf("The worker cluster this MultiKueueCluster used before is not known (imported without it), so ServiceAccount %s/%s, "+
+			"its ClusterRole %s and ClusterRoleBinding %s may still be there: remove them by hand.", multikueue.KueueNamespace, w.ServiceAccount, w.Role(), w.Binding()))
+		return nil
 	}
-	byHand := fmt.Sprintf("The manager no longer uses it, but its token still opens %s: delete ServiceAccount %s/%s, its token Secret, "+
-		"ClusterRole %s and ClusterRoleBinding %s there by hand (unless another manager uses them).",
-		st.WorkerCluster.ValueString(), multikueue.KueueNamespace, st.ServiceAccount.ValueString(), st.worker().Role(), st.worker().Binding())
-	w, ok := r.workerKube(ctx, st, diags)
-	if !ok {
-		diags.AddWarning(summary, byHand)
-		return
+	return []oldCredentials{{WorkerCluster: st.WorkerCluster.ValueString(), ServiceAccount: w.ServiceAccount, User: w.User}}
+}
+
+// removeOld takes old's user off its ServiceAccount on its worker, and the objects with the last user. A worker GKE
+// no longer has took them with it.
+func (r *multiKueueWorkerResource) removeOld(ctx context.Context, old oldCredentials) error {
+	ep, err := r.findWorker(ctx, &multiKueueWorkerModel{WorkerCluster: types.StringValue(old.WorkerCluster)})
+	if err != nil || ep == nil {
+		return err
 	}
-	if w == nil {
-		return // the old worker cluster is gone, and its objects with it
+	w, err := r.clients.Kube(ctx, ep.ref)
+	if err != nil {
+		return fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
 	}
-	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.workerOf(managerHost)); err != nil {
-		diags.AddError(summary, fmt.Sprintf("%v. %s", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err), byHand))
+	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, old.worker()); err != nil {
+		return w.Explain("ServiceAccount", old.ServiceAccount, err)
 	}
+	return nil
 }
 
 func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -201,6 +229,11 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 	if err := multikueue.DeleteUnusedSecret(ctx, c.Core, c.Kueue, st.SecretName.ValueString(), st.Name.ValueString()); err != nil {
 		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
 		return
+	}
+	// Old credentials an update could not remove are no longer this resource's to hold a destroy: a worker that still
+	// does not answer leaves a warning of what to delete by hand.
+	if pending := pendingRemovals(ctx, req.Private, &resp.Diagnostics); len(pending) > 0 {
+		r.removeAll(ctx, pending, &st, resp.Diagnostics.AddWarning)
 	}
 	if st.bringsKubeconfig() {
 		return
@@ -271,6 +304,15 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("secret_name"), want)...)
 			changed = true
 		}
+	}
+	if pending := pendingRemovals(ctx, req.Private, &resp.Diagnostics); len(pending) > 0 && !req.State.Raw.IsNull() {
+		var what []string
+		for _, o := range pending {
+			what = append(what, fmt.Sprintf("ServiceAccount %s/%s on %s", multikueue.KueueNamespace, o.ServiceAccount, o.WorkerCluster))
+		}
+		resp.Diagnostics.AddWarning("old worker credentials still to remove", fmt.Sprintf("An earlier apply could not remove %s, which the manager no longer uses: this apply tries again.",
+			strings.Join(what, ", ")))
+		changed = true
 	}
 	var current types.Bool
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("credentials_current"), &current)...)

@@ -1,0 +1,43 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+)
+
+// privateRemovals lists old credentials that an update could not remove from their worker (it did not answer): each
+// still opens its worker, so every later apply tries again, and the plan shows an update until one succeeds.
+const privateRemovals = "pending_removals"
+
+// oldCredentials names a ServiceAccount's use by this MultiKueueCluster on a worker cluster: no token, only names.
+type oldCredentials struct {
+	WorkerCluster  string `json:"worker_cluster"`
+	ServiceAccount string `json:"service_account"`
+	User           string `json:"user"`
+}
+
+func (o oldCredentials) worker() multikueue.Worker {
+	return multikueue.Worker{ServiceAccount: o.ServiceAccount, User: o.User}
+}
+
+func pendingRemovals(ctx context.Context, p privateState, diags *diag.Diagnostics) []oldCredentials {
+	b, d := p.GetKey(ctx, privateRemovals)
+	diags.Append(d...)
+	var list []oldCredentials
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &list)
+	}
+	return list
+}
+
+func recordRemovals(ctx context.Context, p privateState, list []oldCredentials, diags *diag.Diagnostics) {
+	var b []byte
+	if len(list) > 0 {
+		b, _ = json.Marshal(list)
+	}
+	diags.Append(p.SetKey(ctx, privateRemovals, b)...)
+}
