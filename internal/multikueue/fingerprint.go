@@ -7,9 +7,10 @@ import (
 	"fmt"
 )
 
-// Fingerprint stands for a kubeconfig the user brought, which holds a bearer token and so is never stored: a keyed
-// hash with a random key of its own, so that equal kubeconfigs do not hash alike across resources and nothing in it
-// can be checked against a guessed token without the salt. A refresh compares the manager's Secret with it.
+// Fingerprint stands for a kubeconfig the user brought, which holds a bearer token and so is never stored: a salted
+// hash, so that equal kubeconfigs do not hash alike across resources or states. The salt is stored beside it, so it
+// does not slow a guess of a weak token; service-account and OAuth tokens are long random strings. A refresh
+// compares the manager's Secret with it.
 type Fingerprint struct {
 	Salt []byte `json:"salt"`
 	MAC  []byte `json:"hmac_sha256"`

@@ -234,12 +234,15 @@ func TestAccMultiKueue_manager(t *testing.T) {
 				// the old worker are named, with what to delete by hand...
 				PreConfig:   func() { workerPlane(t, s, "mk-w2").StopAPIServer() },
 				Config:      moved,
-				ExpectError: regexp.MustCompile(`still\s+opens(.|\n)*The\s+next\s+apply\s+tries\s+again`),
+				ExpectError: regexp.MustCompile(`still\s+opens(.|\n)*each\s+apply\s+tries\s+again`),
 			},
 			{
-				// ...and kept in private state, so each plan shows an update that tries again...
-				Config:             moved,
-				PlanOnly:           true,
+				// ...and kept in private state, so each plan shows an update of w2 that tries again; a retry that
+				// fails warns and does not fail the apply...
+				Config: moved,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_multikueue_worker.w2", plancheck.ResourceActionUpdate),
+				}},
 				ExpectNonEmptyPlan: true,
 			},
 			{

@@ -117,11 +117,13 @@ func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.Upda
 	}
 	// A kubeconfig brought instead of the one made here, another ServiceAccount, or another worker cluster: the old
 	// token would still open the old worker. Removals an earlier apply could not finish are tried again with it.
-	pending := pendingRemovals(ctx, req.Private, &resp.Diagnostics)
+	// A new leftover fails the apply; one retried only warns, so a worker that stays unreachable does not fail every
+	// apply of the configuration (each plan still shows it).
+	left := r.removeAll(ctx, r.stillToRemove(pendingRemovals(ctx, req.Private, &resp.Diagnostics), &plan), retryFailed, resp.Diagnostics.AddWarning)
 	if !st.bringsKubeconfig() && (plan.bringsKubeconfig() || r.moved(&st, &plan) || plan.ServiceAccount.ValueString() != st.ServiceAccount.ValueString()) {
-		pending = append(pending, r.oldCredentials(&st, c.Host, &resp.Diagnostics)...)
+		left = append(left, r.removeAll(ctx, r.oldCredentials(&st, c.Host, &resp.Diagnostics), retryFailed, resp.Diagnostics.AddError)...)
 	}
-	recordRemovals(ctx, resp.Private, r.removeAll(ctx, pending, &plan, resp.Diagnostics.AddError), &resp.Diagnostics)
+	recordRemovals(ctx, resp.Private, left, &resp.Diagnostics)
 	// The Secret moved: the old one holds credentials nothing names any more, unless another worker's
 	// MultiKueueCluster names it (one pointed at it by hand).
 	if old := st.SecretName.ValueString(); old != "" && old != plan.SecretName.ValueString() {
@@ -146,25 +148,37 @@ func (r *multiKueueWorkerResource) sameWorker(a, b string) bool {
 	return ra == rb
 }
 
-// removeAll removes the old credentials in pending from their workers, which the manager no longer uses, and returns
-// the ones still there: each still opens its worker, so the error says what to delete by hand, and the next apply
-// tries again. An entry that is the plan's own credentials again (moved back) is dropped, not removed.
-func (r *multiKueueWorkerResource) removeAll(ctx context.Context, pending []oldCredentials, plan *multiKueueWorkerModel, report func(summary, detail string)) []oldCredentials {
+// removeAll removes old credentials from their workers, which the manager no longer uses, and returns the ones still
+// there: each still opens its worker, so report says what to delete by hand, after the error and then.
+func (r *multiKueueWorkerResource) removeAll(ctx context.Context, pending []oldCredentials, then string, report func(summary, detail string)) []oldCredentials {
 	var left []oldCredentials
 	for _, old := range pending {
-		if !plan.bringsKubeconfig() && old.ServiceAccount == plan.ServiceAccount.ValueString() && r.sameWorker(old.WorkerCluster, plan.WorkerCluster.ValueString()) {
-			continue
-		}
 		if err := r.removeOld(ctx, old); err != nil {
 			w := old.worker()
-			report("removing the ServiceAccount the manager no longer uses", fmt.Sprintf("%v. The manager no longer uses it, but its token still opens %s. "+
-				"The next apply tries again (it plans an update until then); or delete ServiceAccount %s/%s, its token Secret %s, ClusterRole %s and "+
-				"ClusterRoleBinding %s there by hand (unless another manager uses them).",
-				err, old.WorkerCluster, multikueue.KueueNamespace, old.ServiceAccount, w.TokenSecret(), w.Role(), w.Binding()))
+			report("removing the ServiceAccount the manager no longer uses", fmt.Sprintf("%v. The manager no longer uses it, but its token still opens %s. %s"+
+				"Or delete ServiceAccount %s/%s, its token Secret %s, ClusterRole %s and ClusterRoleBinding %s there by hand (unless another manager uses them).",
+				err, old.WorkerCluster, then, multikueue.KueueNamespace, old.ServiceAccount, w.TokenSecret(), w.Role(), w.Binding()))
 			left = append(left, old)
 		}
 	}
 	return left
+}
+
+const retryFailed = "Each later plan shows an update, with a warning, and each apply tries again, until the worker answers or GKE no longer has it " +
+	"(if it never will, re-import this worker: terraform state rm, then import, forgets what is left). "
+
+// stillToRemove is pending without what the plan uses itself (a move back to the old worker): those credentials are
+// in use again. An unknown worker_cluster keeps every entry.
+func (r *multiKueueWorkerResource) stillToRemove(pending []oldCredentials, plan *multiKueueWorkerModel) []oldCredentials {
+	var out []oldCredentials
+	for _, old := range pending {
+		if !plan.bringsKubeconfig() && !plan.WorkerCluster.IsUnknown() && !plan.ServiceAccount.IsUnknown() &&
+			old.ServiceAccount == plan.ServiceAccount.ValueString() && r.sameWorker(old.WorkerCluster, plan.WorkerCluster.ValueString()) {
+			continue
+		}
+		out = append(out, old)
+	}
+	return out
 }
 
 // oldCredentials is what st's worker credentials are to remove; none, with a warning, when st does not know its
@@ -176,7 +190,12 @@ func (r *multiKueueWorkerResource) oldCredentials(st *multiKueueWorkerModel, man
 			"its ClusterRole %s and ClusterRoleBinding %s may still be there: remove them by hand.", multikueue.KueueNamespace, w.ServiceAccount, w.Role(), w.Binding()))
 		return nil
 	}
-	return []oldCredentials{{WorkerCluster: st.WorkerCluster.ValueString(), ServiceAccount: w.ServiceAccount, User: w.User}}
+	// Resolved now: a short name read later, under other provider defaults, could name another cluster.
+	cluster := st.WorkerCluster.ValueString()
+	if ref, err := resolveCluster(cluster, "", "", r.clients); err == nil {
+		cluster = ref.String()
+	}
+	return []oldCredentials{{WorkerCluster: cluster, ServiceAccount: w.ServiceAccount, User: w.User}}
 }
 
 // removeOld takes old's user off its ServiceAccount on its worker, and the objects with the last user. A worker GKE
@@ -230,11 +249,10 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
 		return
 	}
-	// Old credentials an update could not remove are no longer this resource's to hold a destroy: a worker that still
-	// does not answer leaves a warning of what to delete by hand.
-	if pending := pendingRemovals(ctx, req.Private, &resp.Diagnostics); len(pending) > 0 {
-		r.removeAll(ctx, pending, &st, resp.Diagnostics.AddWarning)
-	}
+	// Old credentials an update could not remove are tried once more. A worker that still does not answer does not
+	// hold the destroy (the manager's objects are gone already): the warning is the last word on them.
+	r.removeAll(ctx, r.stillToRemove(pendingRemovals(ctx, req.Private, &resp.Diagnostics), &st),
+		"Nothing will try again after this destroy. ", resp.Diagnostics.AddWarning)
 	if st.bringsKubeconfig() {
 		return
 	}
@@ -305,7 +323,9 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 			changed = true
 		}
 	}
-	if pending := pendingRemovals(ctx, req.Private, &resp.Diagnostics); len(pending) > 0 && !req.State.Raw.IsNull() {
+	var planned multiKueueWorkerModel
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &planned)...)
+	if pending := r.stillToRemove(pendingRemovals(ctx, req.Private, &resp.Diagnostics), &planned); len(pending) > 0 && !req.State.Raw.IsNull() {
 		var what []string
 		for _, o := range pending {
 			what = append(what, fmt.Sprintf("ServiceAccount %s/%s on %s", multikueue.KueueNamespace, o.ServiceAccount, o.WorkerCluster))
