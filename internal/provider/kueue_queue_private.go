@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -18,17 +17,12 @@ const privateObjects = "applied_objects"
 
 func appliedObjects(ctx context.Context, p privateState, diags *diag.Diagnostics) queueObjectNames {
 	var o queueObjectNames
-	b, d := p.GetKey(ctx, privateObjects)
-	diags.Append(d...)
-	if len(b) > 0 {
-		_ = json.Unmarshal(b, &o)
-	}
+	readPrivate(ctx, p, privateObjects, &o, diags)
 	return o
 }
 
 func recordObjects(ctx context.Context, p privateState, o queueObjectNames, diags *diag.Diagnostics) {
-	b, _ := json.Marshal(o)
-	diags.Append(p.SetKey(ctx, privateObjects, b)...)
+	writePrivate(ctx, p, privateObjects, o, diags)
 }
 
 // privateSpecs records, per shared object ("Kind/name"), the spec this queue last applied, in kueueuse's words, so
@@ -36,19 +30,13 @@ func recordObjects(ctx context.Context, p privateState, o queueObjectNames, diag
 const privateSpecs = "applied_specs"
 
 func recordSpecs(ctx context.Context, p privateState, m *kueueQueueModel, diags *diag.Diagnostics) {
-	b, _ := json.Marshal(specMap(declaredSpecs(m)))
-	diags.Append(p.SetKey(ctx, privateSpecs, b)...)
+	writePrivate(ctx, p, privateSpecs, specMap(declaredSpecs(m)), diags)
 }
 
 // appliedSpecs reads what recordSpecs kept; nil when nothing was (a state from before the record existed).
 func appliedSpecs(ctx context.Context, p privateState, diags *diag.Diagnostics) map[string]string {
-	b, d := p.GetKey(ctx, privateSpecs)
-	diags.Append(d...)
-	if len(b) == 0 {
-		return nil
-	}
 	var out map[string]string
-	if json.Unmarshal(b, &out) != nil {
+	if !readPrivate(ctx, p, privateSpecs, &out, diags) {
 		return nil
 	}
 	return out

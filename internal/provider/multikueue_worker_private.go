@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -17,7 +16,7 @@ const privateKubeconfig = "kubeconfig_fingerprint"
 // kubeconfig (given is "").
 func recordKubeconfig(ctx context.Context, p privateState, given string, diags *diag.Diagnostics) {
 	if given == "" {
-		diags.Append(p.SetKey(ctx, privateKubeconfig, nil)...)
+		writePrivate(ctx, p, privateKubeconfig, nil, diags)
 		return
 	}
 	f, err := multikueue.NewFingerprint([]byte(given))
@@ -25,17 +24,14 @@ func recordKubeconfig(ctx context.Context, p privateState, given string, diags *
 		diags.AddWarning("kubeconfig_wo", "A change of the manager's Secret by hand will not be seen: "+err.Error())
 		return
 	}
-	b, _ := json.Marshal(f)
-	diags.Append(p.SetKey(ctx, privateKubeconfig, b)...)
+	writePrivate(ctx, p, privateKubeconfig, f, diags)
 }
 
 // writtenKubeconfig is the fingerprint recordKubeconfig stored; nil when there is none (a state from before it, an
 // import).
 func writtenKubeconfig(ctx context.Context, p privateState, diags *diag.Diagnostics) *multikueue.Fingerprint {
-	b, d := p.GetKey(ctx, privateKubeconfig)
-	diags.Append(d...)
 	var f multikueue.Fingerprint
-	if len(b) == 0 || json.Unmarshal(b, &f) != nil {
+	if !readPrivate(ctx, p, privateKubeconfig, &f, diags) {
 		return nil
 	}
 	return &f

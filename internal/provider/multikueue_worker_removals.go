@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -25,19 +24,15 @@ func (o oldCredentials) worker() multikueue.Worker {
 }
 
 func pendingRemovals(ctx context.Context, p privateState, diags *diag.Diagnostics) []oldCredentials {
-	b, d := p.GetKey(ctx, privateRemovals)
-	diags.Append(d...)
 	var list []oldCredentials
-	if len(b) > 0 {
-		_ = json.Unmarshal(b, &list)
-	}
+	readPrivate(ctx, p, privateRemovals, &list, diags)
 	return list
 }
 
 func recordRemovals(ctx context.Context, p privateState, list []oldCredentials, diags *diag.Diagnostics) {
-	var b []byte
-	if len(list) > 0 {
-		b, _ = json.Marshal(list)
+	if len(list) == 0 {
+		writePrivate(ctx, p, privateRemovals, nil, diags)
+		return
 	}
-	diags.Append(p.SetKey(ctx, privateRemovals, b)...)
+	writePrivate(ctx, p, privateRemovals, list, diags)
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -99,8 +98,7 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 	st.Workers = types.ListValueMust(types.StringType, workers)
 	if ac == nil && st.AdmissionCheck.ValueString() != "" {
 		// Remembered, so that the check deleted by hand is written again under the name queues list.
-		b, _ := json.Marshal(st.AdmissionCheck.ValueString())
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateLostCheck, b)...)
+		writePrivate(ctx, resp.Private, privateLostCheck, st.AdmissionCheck.ValueString(), &resp.Diagnostics)
 	}
 	flattenCheck(&st, ac)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -109,16 +107,11 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 // privateLostCheck holds the name of a check found gone, until it is written again.
 const privateLostCheck = "lost_check"
 
-// privateGetter is the private state of a request.
-type privateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
 // lostCheck is the name of the check Read found gone, "" when none.
 func lostCheck(ctx context.Context, p privateGetter) string {
-	b, diags := p.GetKey(ctx, privateLostCheck)
+	var diags diag.Diagnostics
 	var lost string
-	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &lost) != nil {
+	if !readPrivate(ctx, p, privateLostCheck, &lost, &diags) || diags.HasError() {
 		return ""
 	}
 	return lost

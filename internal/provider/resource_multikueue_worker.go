@@ -167,6 +167,17 @@ func (r *multiKueueWorkerResource) removeAll(ctx context.Context, pending []oldC
 const retryFailed = "Each later plan shows an update, with a warning, and each apply tries again, until the worker answers or GKE no longer has it " +
 	"(if it never will, re-import this worker: terraform state rm, then import, forgets what is left). "
 
+// pendingInPlan is what ModifyPlan's update would try to remove again; the plan is decoded only when there is any.
+func (r *multiKueueWorkerResource) pendingInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) []oldCredentials {
+	pending := pendingRemovals(ctx, req.Private, &resp.Diagnostics)
+	if len(pending) == 0 || req.State.Raw.IsNull() {
+		return nil
+	}
+	var planned multiKueueWorkerModel
+	resp.Diagnostics.Append(resp.Plan.Get(ctx, &planned)...)
+	return r.stillToRemove(pending, &planned)
+}
+
 // stillToRemove is pending without what the plan uses itself (a move back to the old worker): those credentials are
 // in use again. An unknown worker_cluster keeps every entry.
 func (r *multiKueueWorkerResource) stillToRemove(pending []oldCredentials, plan *multiKueueWorkerModel) []oldCredentials {
@@ -323,9 +334,7 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 			changed = true
 		}
 	}
-	var planned multiKueueWorkerModel
-	resp.Diagnostics.Append(resp.Plan.Get(ctx, &planned)...)
-	if pending := r.stillToRemove(pendingRemovals(ctx, req.Private, &resp.Diagnostics), &planned); len(pending) > 0 && !req.State.Raw.IsNull() {
+	if pending := r.pendingInPlan(ctx, req, resp); len(pending) > 0 {
 		var what []string
 		for _, o := range pending {
 			what = append(what, fmt.Sprintf("ServiceAccount %s/%s on %s", multikueue.KueueNamespace, o.ServiceAccount, o.WorkerCluster))

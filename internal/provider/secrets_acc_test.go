@@ -121,10 +121,7 @@ func TestAccSecrets_multiKueueTrace(t *testing.T) {
 	if _, err := w.Core.Namespaces().Get(context.Background(), "kueue-system", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the worker's control plane: %v", err)
 	}
-	plane := s.ClusterStack(worker.String())
-	if plane == nil || plane == s {
-		t.Fatalf("the worker has no control plane of its own (%v)", plane)
-	}
+	plane := workerPlane(t, s, worker.Name)
 	// A kubeconfig brought by the user: the worker plane's own admin token, which nothing else here sends.
 	byo := string(multikueue.Kubeconfig(plane.Host, plane.CAPEM, []byte(plane.AdminToken)))
 	dir := t.TempDir()
