@@ -2,8 +2,6 @@ package localstack_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -21,10 +19,7 @@ import (
 // Stop leaves no process behind.
 func TestStartStop(t *testing.T) {
 	testutil.RequireAcceptance(t)
-	bin := os.Getenv("DWSFALLBACK_STACK_BIN")
-	if bin == "" {
-		bin, _ = filepath.Abs("../../.local/bin")
-	}
+	bin := testutil.StackBin()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), BinDir: bin, Repo: ".", Tokens: []string{"google-token"}})

@@ -17,6 +17,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
 	"k8s.io/client-go/tools/clientcmd"
@@ -135,12 +136,27 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 	}); err != nil {
 		return nil, err
 	}
+	sa, err := sas.Get(ctx, w.ServiceAccount, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading ServiceAccount %s: %w", w.ServiceAccount, err)
+	}
+	return ensureToken(ctx, c.Core.Secrets(KueueNamespace), w, sa.UID)
+}
+
+// ensureToken makes the token Secret, bound to the ServiceAccount's UID, and waits for Kubernetes' token controller
+// to fill it. The UID matters when the ServiceAccount was made again under its name (a worker moved away and back):
+// a token controller whose cache still holds the old ServiceAccount, as after an API server restart, would otherwise
+// sign the token for the old UID, which the API server rejects, and then delete the Secret as orphaned.
+func ensureToken(ctx context.Context, secrets corev1client.SecretInterface, w Worker, uid types.UID) ([]byte, error) {
+	if err := dropStaleToken(ctx, secrets, w, uid); err != nil {
+		return nil, err
+	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: w.TokenSecret(), Namespace: KueueNamespace, Labels: labels(),
-			Annotations: map[string]string{corev1.ServiceAccountNameKey: w.ServiceAccount}},
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: w.ServiceAccount, corev1.ServiceAccountUIDKey: string(uid)}},
 		Type: corev1.SecretTypeServiceAccountToken,
 	}
-	if err := upsert(ctx, "token Secret", c.Core.Secrets(KueueNamespace), secret, func(have, want *corev1.Secret) error {
+	if err := upsert(ctx, "token Secret", secrets, secret, func(have, want *corev1.Secret) error {
 		// A Secret's type cannot change: one of that name that holds something else is not taken over.
 		if have.Type != corev1.SecretTypeServiceAccountToken || have.Annotations[corev1.ServiceAccountNameKey] != w.ServiceAccount {
 			return fmt.Errorf("the Secret %s/%s exists and is not %s's token Secret (type %s): choose another service_account, or remove it",
@@ -151,7 +167,57 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return waitToken(ctx, c.Core, w)
+	for {
+		s, err := secrets.Get(ctx, w.TokenSecret(), metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			// The token controller deletes a token Secret whose ServiceAccount it cannot find: make it again.
+			if _, err := secrets.Create(ctx, secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+				return nil, fmt.Errorf("making token Secret %s again: %w", w.TokenSecret(), err)
+			}
+		case err != nil:
+			return nil, fmt.Errorf("reading token Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), err)
+		case len(s.Data[corev1.ServiceAccountTokenKey]) > 0 && boundTo(s, uid):
+			return s.Data[corev1.ServiceAccountTokenKey], nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("the token controller has not filled Secret %s/%s for ServiceAccount %s (uid %s): %w",
+				KueueNamespace, w.TokenSecret(), w.ServiceAccount, uid, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// boundTo reports whether the token Secret was filled for the ServiceAccount of this UID (a Secret that names no UID
+// was not filled by the token controller, and is taken as it is).
+func boundTo(s *corev1.Secret, uid types.UID) bool {
+	got := boundUID(s)
+	return got == "" || got == uid
+}
+
+func boundUID(s *corev1.Secret) types.UID {
+	return types.UID(s.Annotations[corev1.ServiceAccountUIDKey])
+}
+
+// dropStaleToken deletes a token Secret of the ServiceAccount's name that was signed for another ServiceAccount of
+// that name (one deleted since): its token no longer opens anything, and the token controller fills a Secret once.
+func dropStaleToken(ctx context.Context, secrets corev1client.SecretInterface, w Worker, uid types.UID) error {
+	have, err := secrets.Get(ctx, w.TokenSecret(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading token Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), err)
+	}
+	if have.Type != corev1.SecretTypeServiceAccountToken || have.Annotations[corev1.ServiceAccountNameKey] != w.ServiceAccount || boundTo(have, uid) {
+		return nil
+	}
+	err = secrets.Delete(ctx, have.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &have.UID}})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("deleting token Secret %s/%s of an earlier ServiceAccount %s: %w", KueueNamespace, have.Name, w.ServiceAccount, err)
+	}
+	return nil
 }
 
 // object is what upsert needs of a typed client.
@@ -196,21 +262,6 @@ func ensureNamespace(ctx context.Context, core corev1client.CoreV1Interface) err
 		return fmt.Errorf("creating namespace %s: %w", KueueNamespace, err)
 	}
 	return nil
-}
-
-// waitToken waits for Kubernetes' token controller to fill the token Secret.
-func waitToken(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]byte, error) {
-	for {
-		tok, err := Token(ctx, core, w)
-		if err != nil || len(tok) > 0 {
-			return tok, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("the token controller has not filled Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // Granted reports whether the worker's ClusterRole grants every rule of Rules and its ClusterRoleBinding gives that
@@ -263,7 +314,8 @@ func anyOf(list []string, v string) bool {
 	return slices.Contains(list, v) || slices.Contains(list, "*")
 }
 
-// Token is the worker's current token, nil when its Secret is gone or not filled yet.
+// Token is the worker's current token, nil when its Secret is gone, not filled yet, or filled for an earlier
+// ServiceAccount of the same name.
 func Token(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]byte, error) {
 	s, err := core.Secrets(KueueNamespace).Get(ctx, w.TokenSecret(), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -272,7 +324,22 @@ func Token(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]
 	if err != nil {
 		return nil, fmt.Errorf("reading token Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), err)
 	}
-	return s.Data[corev1.ServiceAccountTokenKey], nil
+	token := s.Data[corev1.ServiceAccountTokenKey]
+	if len(token) == 0 || boundUID(s) == "" {
+		return token, nil
+	}
+	// A token signed for an earlier ServiceAccount of this name opens nothing.
+	sa, err := core.ServiceAccounts(KueueNamespace).Get(ctx, w.ServiceAccount, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading ServiceAccount %s: %w", w.ServiceAccount, err)
+	}
+	if !boundTo(s, sa.UID) {
+		return nil, nil
+	}
+	return token, nil
 }
 
 // Remove deletes what Ensure made or adopted, and only that (objects without the managed-by label stay: another

@@ -177,6 +177,56 @@ func TestEnsureAdoptsScriptWorker(t *testing.T) {
 	}
 }
 
+// A token Secret signed for an earlier ServiceAccount of the same name (the worker moved away and back) opens
+// nothing: Ensure makes it again, bound to the ServiceAccount's UID, and returns the new token.
+func TestEnsureReplacesTokenOfEarlierServiceAccount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cs := fake.NewClientset(
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa", Namespace: KueueNamespace, UID: "uid-2"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa", Namespace: KueueNamespace, UID: "secret-1",
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: "multikueue-sa", corev1.ServiceAccountUIDKey: "uid-1"}},
+			Type: corev1.SecretTypeServiceAccountToken, Data: map[string][]byte{corev1.ServiceAccountTokenKey: []byte("tok-1")}},
+	)
+	fillsTokens(cs, "tok-2")
+	w := Worker{ServiceAccount: "multikueue-sa"}
+	if tok, err := Token(ctx, cs.CoreV1(), w); err != nil || tok != nil {
+		t.Fatalf("Token = %q, %v; want none: the Secret is another ServiceAccount's", tok, err)
+	}
+	tok, err := Ensure(ctx, Clients{Core: cs.CoreV1(), RBAC: cs.RbacV1()}, w)
+	if err != nil || string(tok) != "tok-2" {
+		t.Fatalf("Ensure = %q, %v; want tok-2", tok, err)
+	}
+	s, err := cs.CoreV1().Secrets(KueueNamespace).Get(ctx, "multikueue-sa", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Annotations[corev1.ServiceAccountUIDKey]; got != "uid-2" {
+		t.Errorf("token Secret bound to %q, want uid-2", got)
+	}
+}
+
+// The token controller deletes a token Secret whose ServiceAccount it cannot find (its cache may lag the API
+// server): Ensure makes the Secret again instead of waiting for a token that cannot come.
+func TestEnsureMakesDeletedTokenSecretAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cs := fake.NewClientset()
+	fillsTokens(cs, "tok-1")
+	creates := 0
+	cs.PrependReactor("create", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		creates++
+		if creates == 1 {
+			return true, a.(k8stesting.CreateAction).GetObject(), nil // created, and deleted at once
+		}
+		return false, nil, nil
+	})
+	tok, err := Ensure(ctx, Clients{Core: cs.CoreV1(), RBAC: cs.RbacV1()}, Worker{ServiceAccount: "multikueue-sa"})
+	if err != nil || string(tok) != "tok-1" || creates != 2 {
+		t.Fatalf("Ensure = %q, %v after %d creates; want tok-1 after 2", tok, err, creates)
+	}
+}
+
 func TestGranted(t *testing.T) {
 	t.Parallel()
 	full := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa-role"}, Rules: Rules()}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -146,10 +145,7 @@ func requireStack(t *testing.T) *localstack.Stack {
 	testutil.RequireAcceptance(t)
 	sweepAfter(t)
 	stackOnce.Do(func() {
-		bin := os.Getenv("DWSFALLBACK_STACK_BIN")
-		if bin == "" {
-			bin, _ = filepath.Abs("../../.local/bin")
-		}
+		bin := testutil.StackBin()
 		dir, err := os.MkdirTemp("", "dwsfallback-stack-")
 		if err != nil {
 			stackErr = err
@@ -229,19 +225,7 @@ func adminClients(t *testing.T) *kube.Clients {
 // what the shared stack runs.
 func startStack(t *testing.T, noKueue bool) *localstack.Stack {
 	t.Helper()
-	testutil.RequireAcceptance(t)
-	bin := os.Getenv("DWSFALLBACK_STACK_BIN")
-	if bin == "" {
-		bin, _ = filepath.Abs("../../.local/bin")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	s, err := localstack.Start(ctx, localstack.Options{Dir: t.TempDir(), BinDir: bin, Repo: ".", NoKueue: noKueue})
-	if err != nil {
-		t.Fatalf("control plane of %s: %v", t.Name(), err)
-	}
-	t.Cleanup(s.Stop)
-	return s
+	return testutil.StartStack(t, localstack.Options{NoKueue: noKueue})
 }
 
 // kubeBlockProvider is a provider configuration that reaches a stack through the kubernetes block with a token.
