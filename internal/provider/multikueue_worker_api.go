@@ -21,6 +21,8 @@ type workerEndpoint struct {
 	ref    clusterRef
 	server string
 	ca     []byte
+	// stopping: GKE is deleting the cluster, whose objects go with it.
+	stopping bool
 }
 
 func (r *multiKueueWorkerResource) findWorker(ctx context.Context, m *multiKueueWorkerModel) (*workerEndpoint, error) {
@@ -47,7 +49,7 @@ func endpointOf(ref clusterRef, cl *containerpb.Cluster) (*workerEndpoint, error
 	if err != nil {
 		return nil, fmt.Errorf("worker cluster %s reports a CA that is not base64: %w", ref, err)
 	}
-	return &workerEndpoint{ref: ref, server: "https://" + cl.GetEndpoint(), ca: ca}, nil
+	return &workerEndpoint{ref: ref, server: "https://" + cl.GetEndpoint(), ca: ca, stopping: cl.GetStatus() == containerpb.Cluster_STOPPING}, nil
 }
 
 // makeCredentials makes the worker's ServiceAccount, its rights and token, and returns the kubeconfig for the manager.
@@ -70,14 +72,14 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 	return multikueue.Kubeconfig(ep.server, ep.ca, token), nil
 }
 
-// workerKube connects to the worker cluster; nil clients (and true) when GKE no longer has it.
+// workerKube connects to the worker cluster; nil clients (and true) when GKE no longer has it, or is deleting it.
 func (r *multiKueueWorkerResource) workerKube(ctx context.Context, m *multiKueueWorkerModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
 	ep, err := r.findWorker(ctx, m)
 	if err != nil {
 		diags.AddAttributeError(path.Root("worker_cluster"), "reaching the worker", err.Error())
 		return nil, false
 	}
-	if ep == nil {
+	if ep == nil || ep.stopping {
 		return nil, true
 	}
 	w, err := r.clients.Kube(ctx, ep.ref)
@@ -159,4 +161,12 @@ func (r *multiKueueWorkerResource) adoptWorker(ctx context.Context, m *multiKueu
 	}
 	return fmt.Errorf("no GKE cluster of project %s has the endpoint %s that Secret %s/%s reaches: set worker_cluster in the configuration and import again",
 		project, server, multikueue.KueueNamespace, m.SecretName.ValueString())
+}
+
+// workerGone reports whether GKE has deleted the worker cluster, or is deleting it: a removal that failed because the
+// cluster went meanwhile (a destroy deletes it beside this resource when a failed apply left the old worker_cluster
+// in state, but the new configuration's dependencies) has nothing left to remove.
+func (r *multiKueueWorkerResource) workerGone(ctx context.Context, workerCluster string) bool {
+	ep, err := r.findWorker(ctx, &multiKueueWorkerModel{WorkerCluster: types.StringValue(workerCluster)})
+	return err == nil && (ep == nil || ep.stopping)
 }

@@ -213,14 +213,14 @@ func (r *multiKueueWorkerResource) oldCredentials(st *multiKueueWorkerModel, man
 // no longer has took them with it.
 func (r *multiKueueWorkerResource) removeOld(ctx context.Context, old oldCredentials) error {
 	ep, err := r.findWorker(ctx, &multiKueueWorkerModel{WorkerCluster: types.StringValue(old.WorkerCluster)})
-	if err != nil || ep == nil {
+	if err != nil || ep == nil || ep.stopping {
 		return err
 	}
 	w, err := r.clients.Kube(ctx, ep.ref)
 	if err != nil {
 		return fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
 	}
-	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, old.worker()); err != nil {
+	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, old.worker()); err != nil && !r.workerGone(ctx, old.WorkerCluster) {
 		return w.Explain("ServiceAccount", old.ServiceAccount, err)
 	}
 	return nil
@@ -271,7 +271,7 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 	if !ok || w == nil {
 		return // the worker cluster is gone, and its objects with it
 	}
-	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.workerOf(c.Host)); err != nil {
+	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.workerOf(c.Host)); err != nil && !r.workerGone(ctx, st.WorkerCluster.ValueString()) {
 		resp.Diagnostics.AddError(summary, fmt.Sprintf("removing the ServiceAccount and its rights on the worker: %v", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err)))
 	}
 }
