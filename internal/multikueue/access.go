@@ -136,18 +136,19 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 	}); err != nil {
 		return nil, err
 	}
-	sa, err := sas.Get(ctx, w.ServiceAccount, metav1.GetOptions{})
+	uid, err := liveUID(ctx, c.Core, w)
 	if err != nil {
-		return nil, fmt.Errorf("reading ServiceAccount %s: %w", w.ServiceAccount, err)
+		return nil, err
 	}
-	return ensureToken(ctx, c.Core.Secrets(KueueNamespace), w, sa.UID)
+	return ensureToken(ctx, c.Core, w, uid)
 }
 
 // ensureToken makes the token Secret, bound to the ServiceAccount's UID, and waits for Kubernetes' token controller
 // to fill it. The UID matters when the ServiceAccount was made again under its name (a worker moved away and back):
 // a token controller whose cache still holds the old ServiceAccount, as after an API server restart, would otherwise
 // sign the token for the old UID, which the API server rejects, and then delete the Secret as orphaned.
-func ensureToken(ctx context.Context, secrets corev1client.SecretInterface, w Worker, uid types.UID) ([]byte, error) {
+func ensureToken(ctx context.Context, core corev1client.CoreV1Interface, w Worker, uid types.UID) ([]byte, error) {
+	secrets := core.Secrets(KueueNamespace)
 	if err := dropStaleToken(ctx, secrets, w, uid); err != nil {
 		return nil, err
 	}
@@ -163,6 +164,9 @@ func ensureToken(ctx context.Context, secrets corev1client.SecretInterface, w Wo
 				KueueNamespace, w.TokenSecret(), w.ServiceAccount, have.Type)
 		}
 		have.Labels = withLabels(have.Labels)
+		if len(have.Data[corev1.ServiceAccountTokenKey]) == 0 { // not filled yet (a script's, or a wait cut short)
+			have.Annotations[corev1.ServiceAccountUIDKey] = string(uid)
+		}
 		return nil
 	}); err != nil {
 		return nil, err
@@ -171,14 +175,25 @@ func ensureToken(ctx context.Context, secrets corev1client.SecretInterface, w Wo
 		s, err := secrets.Get(ctx, w.TokenSecret(), metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			// The token controller deletes a token Secret whose ServiceAccount it cannot find: make it again.
+			// The token controller deletes a token Secret whose ServiceAccount it cannot find: make it again, unless
+			// the ServiceAccount is really gone or made anew meanwhile.
+			if uid, err = liveUID(ctx, core, w); err != nil {
+				return nil, err
+			}
+			secret.Annotations[corev1.ServiceAccountUIDKey] = string(uid)
 			if _, err := secrets.Create(ctx, secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 				return nil, fmt.Errorf("making token Secret %s again: %w", w.TokenSecret(), err)
 			}
 		case err != nil:
 			return nil, fmt.Errorf("reading token Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), err)
-		case len(s.Data[corev1.ServiceAccountTokenKey]) > 0 && boundTo(s, uid):
+		case len(s.Data[corev1.ServiceAccountTokenKey]) == 0:
+		case boundTo(s, uid):
 			return s.Data[corev1.ServiceAccountTokenKey], nil
+		default:
+			// Filled for another ServiceAccount of this name: deleted, and made again on the next round.
+			if err := secrets.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return nil, fmt.Errorf("deleting token Secret %s/%s of an earlier ServiceAccount %s: %w", KueueNamespace, s.Name, w.ServiceAccount, err)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -187,6 +202,18 @@ func ensureToken(ctx context.Context, secrets corev1client.SecretInterface, w Wo
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// liveUID is the ServiceAccount's UID now; an error when it is gone (removed by another apply or manager meanwhile).
+func liveUID(ctx context.Context, core corev1client.CoreV1Interface, w Worker) (types.UID, error) {
+	sa, err := core.ServiceAccounts(KueueNamespace).Get(ctx, w.ServiceAccount, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", fmt.Errorf("ServiceAccount %s/%s was deleted while its token was awaited: another apply, or another manager's, removed it; apply again", KueueNamespace, w.ServiceAccount)
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading ServiceAccount %s: %w", w.ServiceAccount, err)
+	}
+	return sa.UID, nil
 }
 
 // boundTo reports whether the token Secret was filled for the ServiceAccount of this UID (a Secret that names no UID

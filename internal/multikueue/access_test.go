@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -224,6 +225,47 @@ func TestEnsureMakesDeletedTokenSecretAgain(t *testing.T) {
 	tok, err := Ensure(ctx, Clients{Core: cs.CoreV1(), RBAC: cs.RbacV1()}, Worker{ServiceAccount: "multikueue-sa"})
 	if err != nil || string(tok) != "tok-1" || creates != 2 {
 		t.Fatalf("Ensure = %q, %v after %d creates; want tok-1 after 2", tok, err, creates)
+	}
+}
+
+// A token Secret made before and not filled yet (by Kueue's script, or an apply whose wait was cut short) is bound to
+// the ServiceAccount's UID too.
+func TestEnsureBindsUnfilledSecret(t *testing.T) {
+	t.Parallel()
+	cs := fake.NewClientset(
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa", Namespace: KueueNamespace, UID: "uid-1"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "multikueue-sa", Namespace: KueueNamespace,
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: "multikueue-sa"}}, Type: corev1.SecretTypeServiceAccountToken},
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := Ensure(ctx, Clients{Core: cs.CoreV1(), RBAC: cs.RbacV1()}, Worker{ServiceAccount: "multikueue-sa"}); err == nil {
+		t.Fatal("Ensure returned a token nobody filled")
+	}
+	s, err := cs.CoreV1().Secrets(KueueNamespace).Get(context.Background(), "multikueue-sa", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Annotations[corev1.ServiceAccountUIDKey]; got != "uid-1" {
+		t.Errorf("token Secret bound to %q, want uid-1", got)
+	}
+}
+
+// A ServiceAccount removed while its token is awaited (another apply removing it) ends the wait with an error that
+// says so, instead of making the Secret again until the timeout.
+func TestEnsureStopsWhenServiceAccountGoes(t *testing.T) {
+	t.Parallel()
+	cs := fake.NewClientset()
+	cs.PrependReactor("create", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		// The other apply removes both at once: the Secret never shows.
+		_ = cs.Tracker().Delete(corev1.SchemeGroupVersion.WithResource("serviceaccounts"), KueueNamespace, "multikueue-sa")
+		return true, a.(k8stesting.CreateAction).GetObject(), nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := Ensure(ctx, Clients{Core: cs.CoreV1(), RBAC: cs.RbacV1()}, Worker{ServiceAccount: "multikueue-sa"})
+	if err == nil || !strings.Contains(err.Error(), "was deleted while its token was awaited") {
+		t.Fatalf("Ensure = %v; want the ServiceAccount named as deleted", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -167,6 +168,9 @@ func (r *multiKueueWorkerResource) adoptWorker(ctx context.Context, m *multiKueu
 // cluster went meanwhile (a destroy deletes it beside this resource when a failed apply left the old worker_cluster
 // in state, but the new configuration's dependencies) has nothing left to remove.
 func (r *multiKueueWorkerResource) workerGone(ctx context.Context, workerCluster string) bool {
+	// Its own time: the removal may have used up the caller's on an endpoint that no longer answers.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	ep, err := r.findWorker(ctx, &multiKueueWorkerModel{WorkerCluster: types.StringValue(workerCluster)})
 	return err == nil && (ep == nil || ep.stopping)
 }
