@@ -149,9 +149,6 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 // sign the token for the old UID, which the API server rejects, and then delete the Secret as orphaned.
 func ensureToken(ctx context.Context, core corev1client.CoreV1Interface, w Worker, uid types.UID) ([]byte, error) {
 	secrets := core.Secrets(KueueNamespace)
-	if err := dropStaleToken(ctx, secrets, w, uid); err != nil {
-		return nil, err
-	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: w.TokenSecret(), Namespace: KueueNamespace, Labels: labels(),
 			Annotations: map[string]string{corev1.ServiceAccountNameKey: w.ServiceAccount, corev1.ServiceAccountUIDKey: string(uid)}},
@@ -190,8 +187,10 @@ func ensureToken(ctx context.Context, core corev1client.CoreV1Interface, w Worke
 		case boundTo(s, uid):
 			return s.Data[corev1.ServiceAccountTokenKey], nil
 		default:
-			// Filled for another ServiceAccount of this name: deleted, and made again on the next round.
-			if err := secrets.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}}); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			// Filled for an earlier ServiceAccount of this name (one deleted since), so it opens nothing, and the
+			// token controller fills a Secret only once: deleted, and made again on the next round.
+			err := secrets.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				return nil, fmt.Errorf("deleting token Secret %s/%s of an earlier ServiceAccount %s: %w", KueueNamespace, s.Name, w.ServiceAccount, err)
 			}
 		}
@@ -225,26 +224,6 @@ func boundTo(s *corev1.Secret, uid types.UID) bool {
 
 func boundUID(s *corev1.Secret) types.UID {
 	return types.UID(s.Annotations[corev1.ServiceAccountUIDKey])
-}
-
-// dropStaleToken deletes a token Secret of the ServiceAccount's name that was signed for another ServiceAccount of
-// that name (one deleted since): its token no longer opens anything, and the token controller fills a Secret once.
-func dropStaleToken(ctx context.Context, secrets corev1client.SecretInterface, w Worker, uid types.UID) error {
-	have, err := secrets.Get(ctx, w.TokenSecret(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("reading token Secret %s/%s: %w", KueueNamespace, w.TokenSecret(), err)
-	}
-	if have.Type != corev1.SecretTypeServiceAccountToken || have.Annotations[corev1.ServiceAccountNameKey] != w.ServiceAccount || boundTo(have, uid) {
-		return nil
-	}
-	err = secrets.Delete(ctx, have.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &have.UID}})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("deleting token Secret %s/%s of an earlier ServiceAccount %s: %w", KueueNamespace, have.Name, w.ServiceAccount, err)
-	}
-	return nil
 }
 
 // object is what upsert needs of a typed client.

@@ -198,13 +198,7 @@ func TestEnsureReplacesTokenOfEarlierServiceAccount(t *testing.T) {
 	if err != nil || string(tok) != "tok-2" {
 		t.Fatalf("Ensure = %q, %v; want tok-2", tok, err)
 	}
-	s, err := cs.CoreV1().Secrets(KueueNamespace).Get(ctx, "multikueue-sa", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := s.Annotations[corev1.ServiceAccountUIDKey]; got != "uid-2" {
-		t.Errorf("token Secret bound to %q, want uid-2", got)
-	}
+	wantBoundTo(t, cs, "uid-2")
 }
 
 // The token controller deletes a token Secret whose ServiceAccount it cannot find (its cache may lag the API
@@ -242,12 +236,18 @@ func TestEnsureBindsUnfilledSecret(t *testing.T) {
 	if _, err := Ensure(ctx, Clients{Core: cs.CoreV1(), RBAC: cs.RbacV1()}, Worker{ServiceAccount: "multikueue-sa"}); err == nil {
 		t.Fatal("Ensure returned a token nobody filled")
 	}
+	wantBoundTo(t, cs, "uid-1")
+}
+
+// wantBoundTo checks the UID the token Secret names.
+func wantBoundTo(t *testing.T, cs *fake.Clientset, uid string) {
+	t.Helper()
 	s, err := cs.CoreV1().Secrets(KueueNamespace).Get(context.Background(), "multikueue-sa", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Annotations[corev1.ServiceAccountUIDKey]; got != "uid-1" {
-		t.Errorf("token Secret bound to %q, want uid-1", got)
+	if got := s.Annotations[corev1.ServiceAccountUIDKey]; got != uid {
+		t.Errorf("token Secret bound to %q, want %s", got, uid)
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
@@ -71,24 +69,6 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 		return nil, fmt.Errorf("on the worker %s: %w", ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err))
 	}
 	return multikueue.Kubeconfig(ep.server, ep.ca, token), nil
-}
-
-// workerKube connects to the worker cluster; nil clients (and true) when GKE no longer has it, or is deleting it.
-func (r *multiKueueWorkerResource) workerKube(ctx context.Context, m *multiKueueWorkerModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
-	ep, err := r.findWorker(ctx, m)
-	if err != nil {
-		diags.AddAttributeError(path.Root("worker_cluster"), "reaching the worker", err.Error())
-		return nil, false
-	}
-	if ep == nil || ep.stopping {
-		return nil, true
-	}
-	w, err := r.clients.Kube(ctx, ep.ref)
-	if err != nil {
-		diags.AddError("connecting to the worker", err.Error())
-		return nil, false
-	}
-	return w, true
 }
 
 // credentialsCurrent reports whether the manager's Secret still reaches the worker as it is now (its endpoint, CA and

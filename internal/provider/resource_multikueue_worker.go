@@ -210,7 +210,7 @@ func (r *multiKueueWorkerResource) oldCredentials(st *multiKueueWorkerModel, man
 }
 
 // removeOld takes old's user off its ServiceAccount on its worker, and the objects with the last user. A worker GKE
-// no longer has took them with it.
+// no longer has, or is deleting, took them with it.
 func (r *multiKueueWorkerResource) removeOld(ctx context.Context, old oldCredentials) error {
 	ep, err := r.findWorker(ctx, &multiKueueWorkerModel{WorkerCluster: types.StringValue(old.WorkerCluster)})
 	if err != nil || ep == nil || ep.stopping {
@@ -267,12 +267,10 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 	if st.bringsKubeconfig() {
 		return
 	}
-	w, ok := r.workerKube(ctx, &st, &resp.Diagnostics)
-	if !ok || w == nil {
-		return // the worker cluster is gone, and its objects with it
-	}
-	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, st.workerOf(c.Host)); err != nil && !r.workerGone(ctx, st.WorkerCluster.ValueString()) {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("removing the ServiceAccount and its rights on the worker: %v", w.Explain("ServiceAccount", st.ServiceAccount.ValueString(), err)))
+	// The same removal as an update's of old credentials: nothing when the worker cluster is gone or going.
+	w := st.workerOf(c.Host)
+	if err := r.removeOld(ctx, oldCredentials{WorkerCluster: st.WorkerCluster.ValueString(), ServiceAccount: w.ServiceAccount, User: w.User}); err != nil {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("removing the ServiceAccount and its rights on the worker: %v", err))
 	}
 }
 
