@@ -109,7 +109,11 @@ func waitReady(ctx context.Context, p *process, url string, client *http.Client,
 			}
 		}
 		if p.exited() {
-			return fmt.Errorf("%s exited before it was ready (%w); end of %s:\n%s", p.name, p.err, p.log, p.tail())
+			tail := p.tail()
+			if strings.Contains(tail, "address already in use") {
+				return fmt.Errorf("%w: %s exited before it was ready; end of %s:\n%s", errPortTaken, p.name, p.log, tail)
+			}
+			return fmt.Errorf("%s exited before it was ready (%w); end of %s:\n%s", p.name, p.err, p.log, tail)
 		}
 		select {
 		case <-ctx.Done():
@@ -124,6 +128,9 @@ func tlsClient(caPEM []byte) *http.Client {
 	pool.AppendCertsFromPEM(caPEM)
 	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 }
+
+// errPortTaken: a child could not bind a port freePorts picked, as another process took it first.
+var errPortTaken = errors.New("a port picked for the control plane was taken before it was bound")
 
 // freePorts reserves n loopback ports by listening on them, then releases them for the children to bind.
 func freePorts(n int) ([]int, error) {

@@ -90,7 +90,18 @@ func (s *Stack) RESTConfig() *rest.Config {
 }
 
 // Start brings the control plane up and returns when Kueue is ready to serve. On error, whatever started is stopped.
-func Start(ctx context.Context, o Options) (s *Stack, err error) {
+func Start(ctx context.Context, o Options) (*Stack, error) {
+	// The ports are free when picked and bound by the children a moment later; another process (a test beside this
+	// one, a client's outgoing connection) can take one meanwhile. Such a start is made again on other ports.
+	for attempt := 1; ; attempt++ {
+		s, err := start(ctx, o)
+		if err == nil || !errors.Is(err, errPortTaken) || attempt == 3 {
+			return s, err
+		}
+	}
+}
+
+func start(ctx context.Context, o Options) (s *Stack, err error) {
 	if err := os.RemoveAll(o.Dir); err != nil {
 		return nil, err
 	}
@@ -113,9 +124,10 @@ func Start(ctx context.Context, o Options) (s *Stack, err error) {
 		}
 	}
 	s = &Stack{dir: o.Dir, binDir: o.BinDir, opts: o}
+	started := s // each error return sets s to nil
 	defer func() {
 		if err != nil {
-			s.Stop()
+			started.Stop()
 		}
 	}()
 	phase := time.Now()

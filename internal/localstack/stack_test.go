@@ -2,6 +2,9 @@ package localstack_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -59,5 +62,28 @@ func TestStartStop(t *testing.T) {
 		if err := syscall.Kill(pid, 0); err == nil {
 			t.Errorf("process %d still runs after Stop", pid)
 		}
+	}
+}
+
+// A child that cannot bind its port makes the start go again on other ports (three times at most), and a start that
+// fails returns its error, having stopped what it started.
+func TestStartRetriesATakenPort(t *testing.T) {
+	testutil.RequireAcceptance(t)
+	dir := t.TempDir()
+	count := filepath.Join(dir, "starts")
+	etcd := filepath.Join(dir, "etcd")
+	script := "#!/bin/sh\necho x >> " + count + "\necho 'listen tcp 127.0.0.1:1: bind: address already in use' >&2\nexit 1\n"
+	if err := os.WriteFile(etcd, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := localstack.Start(ctx, localstack.Options{Dir: filepath.Join(dir, "stack"), BinDir: testutil.StackBin(), Repo: ".", Etcd: etcd})
+	if err == nil || s != nil || !strings.Contains(err.Error(), "taken before it was bound") {
+		t.Fatalf("Start = %v, %v; want the taken port named", s, err)
+	}
+	b, _ := os.ReadFile(count)
+	if n := strings.Count(string(b), "x"); n != 3 {
+		t.Errorf("etcd started %d times, want 3", n)
 	}
 }
