@@ -84,7 +84,12 @@ export GOOGLE_OAUTH_ACCESS_TOKEN=%[4]s
 		if err != nil {
 			return fmt.Errorf("starting the local control plane: %w", err)
 		}
-		defer stack.Stop()
+		defer func() {
+			stack.Stop()
+			for _, r := range stack.Restarts() {
+				log.Printf("restarted: %s", r)
+			}
+		}()
 		for _, t := range stack.Timings {
 			log.Printf("  %-24s %s", t.Phase, t.Duration.Round(time.Millisecond))
 		}
@@ -94,6 +99,7 @@ export GOOGLE_OAUTH_ACCESS_TOKEN=%[4]s
 		}
 		env += fmt.Sprintf("export KUBECONFIG=%s\n", stack.Kubeconfig)
 		log.Printf("Kubernetes API at %s with Kueue, kube-scheduler, kwok nodes and KubeRay (with the RayOperator add-on); kubeconfig %s", stack.Host, stack.Kubeconfig)
+		log.Printf("component restarts are recorded in %s and served at %s/emulator/v1/restarts", stack.RestartLogPath(), endpoint)
 	}
 	// The token is a throwaway for the loopback emulator, but it is still a credential: owner-only.
 	if err := os.WriteFile(envFile, []byte(env), 0o600); err != nil {

@@ -57,6 +57,8 @@ type Server struct {
 	// serviceAccounts may sign token requests; issued are the access tokens handed out, with their expiry.
 	serviceAccounts map[string]*rsa.PublicKey
 	issued          map[string]time.Time
+	// extraAdmin are admin routes of what runs beside the emulator (the local stack's restarts), by name.
+	extraAdmin map[string]http.Handler
 }
 
 type cluster struct {
@@ -139,6 +141,13 @@ type request struct {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, adminPrefix) {
+		s.mu.Lock()
+		h := s.extraAdmin[strings.TrimPrefix(r.URL.Path, adminPrefix)]
+		s.mu.Unlock()
+		if h != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
 		s.serveAdmin(w, r)
 		return
 	}
@@ -275,4 +284,15 @@ func (s *Server) routes() map[routeKey]route {
 		{"operations", "GET", ""}:                        {"GetOperation", s.getOperation},
 		{"operations", "POST", "cancel"}:                 {"CancelOperation", s.cancelOperation},
 	}
+}
+
+// HandleAdmin serves h at /emulator/v1/NAME, beside the emulator's own admin routes, for what runs with the
+// emulator and reports on the same endpoint (the local stack's component restarts).
+func (s *Server) HandleAdmin(name string, h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.extraAdmin == nil {
+		s.extraAdmin = map[string]http.Handler{}
+	}
+	s.extraAdmin[name] = h
 }

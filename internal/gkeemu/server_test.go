@@ -229,3 +229,24 @@ func TestScaleUpStockoutsOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// What runs beside the emulator answers on its admin API; the emulator's own routes stay as they were.
+func TestHandleAdmin(t *testing.T) {
+	h := newHarness(t, 0)
+	h.emu.HandleAdmin("restarts", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"restarts":[]}`))
+	}))
+	resp, err := http.Get(h.srv.URL + "/emulator/v1/restarts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != `{"restarts":[]}` {
+		t.Errorf("GET restarts = %d %s", resp.StatusCode, b)
+	}
+	resp, err = http.Get(h.srv.URL + "/emulator/v1/faults")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("GET faults beside it: %v %v", err, resp)
+	}
+}

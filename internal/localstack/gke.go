@@ -2,6 +2,8 @@ package localstack
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"time"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
@@ -25,6 +27,7 @@ type GKEOptions struct {
 func (s *Stack) AttachGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions) (*gkeemu.DWS, *gkeemu.Autoscaler, error) {
 	p := &planes{ctx: ctx, emu: emu, gke: o, primary: s, fronts: map[string]*front{}}
 	s.planes = p
+	emu.HandleAdmin("restarts", http.HandlerFunc(s.serveRestarts))
 	// Clusters first: the autoscaler scoped to p.holds would remove the nodes of a cluster not yet given a plane.
 	if err := emu.SetControlPlanes(p); err != nil {
 		return nil, nil, err
@@ -59,7 +62,7 @@ func (s *Stack) followRayOperator(ctx context.Context, emu *gkeemu.Server, scope
 		switch {
 		case want && !s.RayOperatorRunning():
 			_ = s.StartRayOperator(ctx) // retried on the next tick if it failed
-		case !want && s.RayOperatorRunning():
+		case !want && s.rayOperatorStarted():
 			s.StopRayOperator()
 		}
 		select {
@@ -68,4 +71,14 @@ func (s *Stack) followRayOperator(ctx context.Context, emu *gkeemu.Server, scope
 		case <-tick.C:
 		}
 	}
+}
+
+// serveRestarts answers GET /emulator/v1/restarts: the stack's component restarts, oldest first.
+func (s *Stack) serveRestarts(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		http.Error(w, "restarts is read with GET", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"restarts": s.Restarts(), "log": s.RestartLogPath()})
 }

@@ -30,7 +30,7 @@ func moduleDir(dir, module string) (string, error) {
 	return info.Dir, nil
 }
 
-// crdFiles lists the CRD manifests the stack installs: Kueue's, KubeRay's RayJob and RayCluster, and
+// crdFiles lists the CRD manifests the stack installs: Kueue's, KubeRay's RayJob, RayCluster and RayService, and
 // ProvisioningRequest (which must exist before Kueue starts: it checks discovery once).
 func crdFiles(repo string) ([]string, error) {
 	kueue, err := moduleDir(repo, KueueModule)
@@ -52,6 +52,10 @@ func crdFiles(repo string) ([]string, error) {
 	return append(files,
 		filepath.Join(ray, "config/crd/bases/ray.io_rayjobs.yaml"),
 		filepath.Join(ray, "config/crd/bases/ray.io_rayclusters.yaml"),
+		// KubeRay's operator runs its RayService controller whatever the cluster holds, and exits when that
+		// controller's cache cannot sync after controller-runtime's two minutes: the CRD must be served even though
+		// nothing here makes RayServices.
+		filepath.Join(ray, "config/crd/bases/ray.io_rayservices.yaml"),
 		filepath.Join(autoscaler, "config/crd/autoscaling.x-k8s.io_provisioningrequests.yaml"),
 	), nil
 }

@@ -170,6 +170,7 @@ func (f *front) start() {
 	ctx := f.ctx
 	o := f.p.primary.opts
 	o.Dir, o.AuditLog, o.NoKueue, o.ca = f.dir, false, false, f.ca
+	o.plane, o.restarts = lastSegment(f.cluster), f.p.primary.restarts
 	sctx, scancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer scancel()
 	stk, err := Start(sctx, o)

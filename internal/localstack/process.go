@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -28,6 +30,12 @@ type process struct {
 	log  string
 	done chan struct{}
 	err  error
+
+	// stopped is set by stop: an exit after it was asked for. Any other exit is reported to onExit, once.
+	stopped  atomic.Bool
+	exitMu   sync.Mutex
+	onExit   func(*process)
+	reported bool
 }
 
 func startProcess(dir, name, bin string, args ...string) (*process, error) {
@@ -56,8 +64,31 @@ func startProcessEnv(env []string, dir, name, bin string, args ...string) (*proc
 		p.err = cmd.Wait()
 		_ = logFile.Close()
 		close(p.done)
+		p.report()
 	}()
 	return p, nil
+}
+
+// watch calls f when the process exits without having been stopped, also when it already has.
+func (p *process) watch(f func(*process)) {
+	p.exitMu.Lock()
+	p.onExit = f
+	p.exitMu.Unlock()
+	if p.exited() {
+		p.report()
+	}
+}
+
+func (p *process) report() {
+	p.exitMu.Lock()
+	f := p.onExit
+	if f == nil || p.reported || p.stopped.Load() {
+		p.exitMu.Unlock()
+		return
+	}
+	p.reported = true
+	p.exitMu.Unlock()
+	f(p)
 }
 
 // stop ends the process group: SIGTERM, then SIGKILL after grace.
@@ -65,6 +96,7 @@ func (p *process) stop(grace time.Duration) {
 	if p == nil || p.cmd.Process == nil {
 		return
 	}
+	p.stopped.Store(true)
 	pgid := -p.cmd.Process.Pid
 	_ = syscall.Kill(pgid, syscall.SIGTERM)
 	select {
@@ -82,6 +114,12 @@ func (p *process) exited() bool {
 	default:
 		return false
 	}
+}
+
+// lastLine is the last line of the process's log that is not blank.
+func (p *process) lastLine() string {
+	t := p.tail()
+	return t[strings.LastIndex(t, "\n")+1:]
 }
 
 // tail returns the end of the process's log, for error messages.

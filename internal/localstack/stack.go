@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -47,6 +48,10 @@ type Options struct {
 	// control plane behind its front shares the front's CA, as a GKE cluster's tokens carry the CA its endpoint
 	// serves with (ca.crt), which kubeconfigs made from a token Secret rely on.
 	ca *keyPair
+	// plane names a control plane started beside the first one (its cluster), and restarts is the first one's
+	// record, which such a plane's restarts join.
+	plane    string
+	restarts *restartLog
 }
 
 // Stack is a running control plane.
@@ -55,15 +60,26 @@ type Stack struct {
 	Host, Endpoint string
 	// CAPEM is the CA that signed the API server's serving certificate.
 	CAPEM []byte
-	// AdminToken is a cluster-admin bearer token; Kubeconfig a kubectl configuration that uses it.
+	// AdminToken is a cluster-admin bearer token; Kubeconfig a kubectl configuration that uses it, for people and
+	// their tools: gcloud and kubectl may rewrite it. The stack's own processes read componentKubeconfig, which
+	// nothing else writes, so that a context gcloud adds (authenticating through gke-gcloud-auth-plugin) never
+	// becomes theirs on a restart.
 	AdminToken, Kubeconfig string
+	componentKubeconfig    string
 	// Timings records how long each phase took.
 	Timings []Timing
 	// AuditLogPath is the API server's audit log when Options.AuditLog is set.
 	AuditLogPath string
 
-	procs  []*process
-	egress *egressSink
+	procMu       sync.Mutex
+	procs        []*process
+	restartCount map[string]int
+	restarts     *restartLog
+	// stopping is set, and done closed, when Stop begins: no restart after that.
+	stopping atomic.Bool
+	done     chan struct{}
+	stopOnce sync.Once
+	egress   *egressSink
 	// rayOperator is KubeRay's operator while it runs (StartRayOperator); its ports are fixed at Start.
 	rayMu                 sync.Mutex
 	rayOperator           *process
@@ -123,7 +139,12 @@ func start(ctx context.Context, o Options) (s *Stack, err error) {
 			return nil, errors.New("etcd is not installed (apt-get install etcd-server)")
 		}
 	}
-	s = &Stack{dir: o.Dir, binDir: o.BinDir, opts: o}
+	s = &Stack{dir: o.Dir, binDir: o.BinDir, opts: o, restartCount: map[string]int{}, done: make(chan struct{}), restarts: o.restarts}
+	if s.restarts == nil {
+		if s.restarts, err = newRestartLog(filepath.Join(o.Dir, "restarts.log")); err != nil {
+			return nil, err
+		}
+	}
 	started := s // each error return sets s to nil
 	defer func() {
 		if err != nil {
@@ -193,7 +214,7 @@ func start(ctx context.Context, o Options) (s *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s.procs = append(s.procs, etcd)
+	s.addProc(etcd)
 	if err := waitReady(ctx, etcd, fmt.Sprintf("http://127.0.0.1:%d/health", etcdPort), http.DefaultClient, nil); err != nil {
 		return nil, err
 	}
@@ -224,7 +245,7 @@ func start(ctx context.Context, o Options) (s *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s.procs = append(s.procs, api)
+	s.addProc(api)
 	s.CAPEM, s.Endpoint = ca.cert, fmt.Sprintf("127.0.0.1:%d", apiPort)
 	s.Host = "https://" + s.Endpoint
 	auth := http.Header{"Authorization": {"Bearer " + s.AdminToken}}
@@ -233,20 +254,23 @@ func start(ctx context.Context, o Options) (s *Stack, err error) {
 	}
 	mark("kube-apiserver")
 
-	s.Kubeconfig = f("kubeconfig")
-	if err := os.WriteFile(s.Kubeconfig, []byte(s.kubeconfig()), 0o600); err != nil {
-		return nil, err
+	s.Kubeconfig, s.componentKubeconfig = f("kubeconfig"), f("components.kubeconfig")
+	for _, path := range []string{s.Kubeconfig, s.componentKubeconfig} {
+		if err := os.WriteFile(path, []byte(s.kubeconfig()), 0o600); err != nil {
+			return nil, err
+		}
 	}
 	// job runs KubeRay's submitter; podgc removes the pods of nodes the emulator's autoscaler has deleted.
 	kcm, err := startProcessEnv(s.childEnv(), o.Dir, "kube-controller-manager", filepath.Join(o.BinDir, "kube-controller-manager"),
-		"--kubeconfig="+s.Kubeconfig, "--controllers=garbagecollector,namespace,serviceaccount-token,job,podgc",
+		"--kubeconfig="+s.componentKubeconfig, "--controllers=garbagecollector,namespace,serviceaccount-token,job,podgc",
 		"--leader-elect=false", "--use-service-account-credentials=false", "--service-account-private-key-file="+f("sa.key"),
 		"--secure-port=0")
 	if err != nil {
 		return nil, err
 	}
-	s.procs = append(s.procs, kcm)
+	s.addProc(kcm)
 	if o.NoKueue {
+		s.superviseAll()
 		return s, nil
 	}
 	if err := s.startNodes(ctx); err != nil {
@@ -292,28 +316,44 @@ func start(ctx context.Context, o Options) (s *Stack, err error) {
 	if err := os.WriteFile(f("kueue-config.yaml"), []byte(kueueConfig(healthPort, metricsPort, webhookPort, f("kueue-certs"))), 0o600); err != nil {
 		return nil, err
 	}
-	kueue, err := startProcessEnv(s.childEnv(), o.Dir, "kueue", filepath.Join(o.BinDir, "kueue"), "--config="+f("kueue-config.yaml"), "--kubeconfig="+s.Kubeconfig)
+	kueue, err := startProcessEnv(s.childEnv(), o.Dir, "kueue", filepath.Join(o.BinDir, "kueue"), "--config="+f("kueue-config.yaml"), "--kubeconfig="+s.componentKubeconfig)
 	if err != nil {
 		return nil, err
 	}
-	s.procs = append(s.procs, kueue)
+	s.addProc(kueue)
 	if err := waitReady(ctx, kueue, fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort), http.DefaultClient, nil); err != nil {
 		return nil, err
 	}
 	mark("kueue")
+	s.superviseAll()
 	return s, nil
+}
+
+// superviseAll watches every process once the stack has started: an exit before that fails the start instead.
+func (s *Stack) superviseAll() {
+	s.procMu.Lock()
+	procs := append([]*process(nil), s.procs...)
+	s.procMu.Unlock()
+	for _, p := range procs {
+		s.supervise(p)
+	}
 }
 
 // Stop ends every process, newest first.
 func (s *Stack) Stop() {
+	s.stopping.Store(true)
+	s.stopOnce.Do(func() { close(s.done) })
 	if s.planes != nil {
 		s.planes.stopAll()
 	}
 	s.StopRayOperator()
-	for i := len(s.procs) - 1; i >= 0; i-- {
-		s.procs[i].stop(10 * time.Second)
-	}
+	s.procMu.Lock()
+	procs := s.procs
 	s.procs = nil
+	s.procMu.Unlock()
+	for i := len(procs) - 1; i >= 0; i-- {
+		procs[i].stop(10 * time.Second)
+	}
 	if s.egress != nil {
 		s.egress.stop()
 	}
@@ -321,7 +361,9 @@ func (s *Stack) Stop() {
 
 // running is every process of the stack, KubeRay's operator included while it runs.
 func (s *Stack) running() []*process {
+	s.procMu.Lock()
 	out := append([]*process(nil), s.procs...)
+	s.procMu.Unlock()
 	s.rayMu.Lock()
 	defer s.rayMu.Unlock()
 	if s.rayOperator != nil {
@@ -332,6 +374,8 @@ func (s *Stack) running() []*process {
 
 // PIDs are the processes' ids, for callers that record them.
 func (s *Stack) PIDs() []int {
+	s.procMu.Lock()
+	defer s.procMu.Unlock()
 	var out []int
 	for _, p := range s.procs {
 		out = append(out, p.cmd.Process.Pid)
@@ -376,15 +420,17 @@ func (s *Stack) StartAPIServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := range s.procs {
-		if s.procs[i] == p {
-			s.procs[i] = np
-		}
+	if !s.replace(p, np) {
+		np.stop(10 * time.Second)
+		return errors.New("the stack stopped")
 	}
+	s.supervise(np)
 	return waitReady(ctx, np, s.Host+"/readyz", tlsClient(s.CAPEM), http.Header{"Authorization": {"Bearer " + s.AdminToken}})
 }
 
 func (s *Stack) proc(name string) *process {
+	s.procMu.Lock()
+	defer s.procMu.Unlock()
 	for _, p := range s.procs {
 		if p.name == name {
 			return p

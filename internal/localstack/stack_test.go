@@ -2,6 +2,7 @@ package localstack_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,11 @@ func TestStartStop(t *testing.T) {
 		t.Errorf("applying a ResourceFlavor through Kueue's webhooks: %v", err)
 	}
 
+	if r := s.Restarts(); len(r) != 0 {
+		t.Errorf("components restarted before anything was done to them: %v", r)
+	}
+	killAfterGcloud(ctx, t, s, kq)
+
 	s.Stop()
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); err == nil {
@@ -85,5 +91,53 @@ func TestStartRetriesATakenPort(t *testing.T) {
 	b, _ := os.ReadFile(count)
 	if n := strings.Count(string(b), "x"); n != 3 {
 		t.Errorf("etcd started %d times, want 3", n)
+	}
+}
+
+// gcloudContext is what `gcloud container clusters get-credentials` writes into the user's kubeconfig: a context that
+// authenticates through gke-gcloud-auth-plugin, made current. None of the stack's processes may read it.
+const gcloudContext = `apiVersion: v1
+kind: Config
+clusters:
+- name: gke_p_us-east5-b_tpu-cluster
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: gke_p_us-east5-b_tpu-cluster
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: gke-gcloud-auth-plugin
+      provideClusterInfo: true
+contexts:
+- name: gke_p_us-east5-b_tpu-cluster
+  context: {cluster: gke_p_us-east5-b_tpu-cluster, user: gke_p_us-east5-b_tpu-cluster}
+current-context: gke_p_us-east5-b_tpu-cluster
+`
+
+// killAfterGcloud rewrites the exported kubeconfig as gcloud does, kills Kueue, and requires it back: started again
+// with the stack's own credentials, serving its webhooks, with its death recorded.
+func killAfterGcloud(ctx context.Context, t *testing.T, s *localstack.Stack, kq *kueueclient.Clientset) {
+	t.Helper()
+	if err := os.WriteFile(s.Kubeconfig, []byte(gcloudContext), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pid := s.PID("kueue")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for i := 0; ; i++ {
+		_, err = kq.KueueV1beta2().ResourceFlavors().Apply(ctx, kueueac.ResourceFlavor(fmt.Sprintf("after-%d", i)), metav1.ApplyOptions{FieldManager: "test"})
+		if err == nil && s.PID("kueue") != pid {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("Kueue did not serve again after it was killed: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	r := s.Restarts()
+	if len(r) != 1 || r[0].Component != "kueue" || r[0].Exit != "signal: killed" {
+		t.Errorf("Restarts() = %v, want Kueue's one, killed", r)
 	}
 }

@@ -40,6 +40,11 @@ func StartStack(t *testing.T, o localstack.Options) *localstack.Stack {
 	if err != nil {
 		t.Fatalf("control plane of %s: %v", t.Name(), err)
 	}
-	t.Cleanup(s.Stop)
+	t.Cleanup(func() {
+		s.Stop()
+		for _, r := range s.Restarts() {
+			t.Errorf("component of the test's control plane restarted: %s", r)
+		}
+	})
 	return s
 }
