@@ -287,14 +287,17 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
 		return
 	}
-	// Foreground propagation: the job goes only after the garbage collector removed its RayCluster and Kueue's
-	// Workload, so its quota is free when destroy returns (a job applied next is admitted where this one was).
-	foreground := metav1.DeletePropagationForeground
+	// Background propagation, then a wait for the job's Workloads: its quota is free when destroy returns (a job
+	// applied next is admitted where this one was). Foreground propagation held the job itself until every
+	// dependent went, and Kueue's handover of a ProvisioningRequest's PodTemplates (from the Workload to the
+	// request) fights the garbage collector's foreground deletion for tens of seconds when a job is deleted while
+	// DWS is being asked.
+	background := metav1.DeletePropagationBackground
 	if err := kube.DeleteAndWait(ctx, func(ctx context.Context) error {
-		return jobs.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &foreground})
+		return jobs.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background})
 	},
 		func(ctx context.Context) error { _, err := jobs.Get(ctx, name, metav1.GetOptions{}); return err }, 5*time.Minute); err != nil {
-		// Foreground deletion waits for the job's Workload, which Kueue may hold: say which.
+		// KubeRay's finalizer holds the job; say which Workloads are still there too.
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), errors.Join(rayJobError(c, err), heldWorkloads(ctx, c, ns, uid)).Error())
 		return
 	}
