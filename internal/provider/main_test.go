@@ -59,6 +59,17 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	// The shared stack served the whole run: every component of it, and of the control planes started beside it,
+	// should have run from start to end. A restart is a bug of the stack's, whichever test it happened under.
+	if stack != nil {
+		if r := stack.Restarts(); len(r) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: %d restarts of the shared local stack's components (%s):\n", len(r), stack.RestartLogPath())
+			for _, x := range r {
+				fmt.Fprintf(os.Stderr, "  %s\n", x)
+			}
+			code = 1
+		}
+	}
 	stopStack()
 	srv.Close()
 	os.Exit(code)
