@@ -21,6 +21,10 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 )
 
+// benchEnv is every Terraform run's environment but for the emulator's address.
+var benchEnv = []string{"GOOGLE_OAUTH_ACCESS_TOKEN=" + token, "GOOGLE_PROJECT=bench", "GOOGLE_ZONE=us-east5-b",
+	"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}
+
 const (
 	token     = "bench-google-token"
 	userAgent = "terraform-provider-dwsfallback/"
@@ -37,6 +41,7 @@ func main() {
 	statusQuoFile := flag.String("status-quo", "bench/status-quo.json", "figures of the status quo, with where and when they were measured")
 	echo := flag.String("echo", "", "the echo provider (internal/echoprovider), to measure the plugin floor")
 	hold := flag.Bool("hold", false, "apply the first -n and keep the stack up until interrupted, for profiling by hand")
+	runningOnly := flag.Bool("running-destroy-only", false, "measure the destroy of running jobs alone (at the largest -n up to 100), and print it")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 
@@ -62,6 +67,20 @@ func main() {
 			log.Fatalf("-status-quo: %v", err)
 		}
 		b.statusQuo = sq
+	}
+	if *runningOnly {
+		dir, err := os.MkdirTemp("", "dwsfallback-bench-")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer func() { _ = os.RemoveAll(dir) }()
+		b.env = benchEnv
+		r, err := b.measureRunningDestroy(dir, abs(*binDir), runningDestroyN(sizes))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(r.rows())
+		return
 	}
 	if err := b.run(abs(*binDir), sizes); err != nil {
 		log.Fatal(err)
@@ -95,6 +114,20 @@ type bench struct {
 	binaryBytes int64
 	results     []result
 	latency     latency
+	// runningDestroy is the destroy of jobs KubeRay works on (destroy_running.go).
+	runningDestroy *runningDestroy
+}
+
+// runningDestroyN is the largest N of the run up to 100: the destroy of 1000 running jobs would take most of an hour
+// on 2 cores, the API server's garbage collector more than the provider.
+func runningDestroyN(sizes []int) int {
+	n := 0
+	for _, s := range sizes {
+		if s <= 100 && s > n {
+			n = s
+		}
+	}
+	return n
 }
 
 // result is what one N cost.
@@ -212,8 +245,7 @@ func (b *bench) run(binDir string, sizes []int) error {
 		return err
 	}
 	b.audit = &auditCounter{path: b.stack.AuditLogPath, userAgent: userAgent}
-	b.env = []string{"DWSFALLBACK_CONTAINER_ENDPOINT=" + srv.URL, "GOOGLE_OAUTH_ACCESS_TOKEN=" + token,
-		"GOOGLE_PROJECT=bench", "GOOGLE_ZONE=us-east5-b", "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"}
+	b.env = append([]string{"DWSFALLBACK_CONTAINER_ENDPOINT=" + srv.URL}, benchEnv...)
 
 	if b.hold {
 		return b.holdStack(filepath.Join(dir, "hold"), sizes[0])
@@ -222,6 +254,12 @@ func (b *bench) run(binDir string, sizes []int) error {
 	// stage's in Kueue.
 	if err := b.measureLatency(filepath.Join(dir, "latency")); err != nil {
 		return err
+	}
+	// On a stack of its own, stopped before the plan stages; at the largest N up to 100.
+	if n := runningDestroyN(sizes); n > 0 {
+		if b.runningDestroy, err = b.measureRunningDestroy(filepath.Join(dir, "running"), binDir, n); err != nil {
+			return fmt.Errorf("the destroy of running jobs: %w", err)
+		}
 	}
 	for _, n := range sizes {
 		r, err := b.measure(filepath.Join(dir, fmt.Sprintf("n%d", n)), n)

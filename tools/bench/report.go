@@ -143,6 +143,8 @@ func (b *bench) report(out string) error {
 	w("| wait_for = complete: job marked Complete → the wait returns (median / max of %d) | %s / %s | ≤ 250 ms |\n",
 		len(b.latency.Completed), ms(median(b.latency.Completed)), ms(maxD(b.latency.Completed)))
 
+	w("%s", b.runningDestroy.rows())
+
 	if sq := b.statusQuo; sq != nil {
 		w("\n## Against the status quo\n\n%s Measured on %s, %s (bench/status-quo.json), not in this run: set them beside "+
 			"this run's figures knowing that. %s\n\n| N | status quo `plan` (%s) | this provider's `plan` (this run) | faster by |\n|---|---|---|---|\n",
