@@ -59,7 +59,7 @@ func (l *restartLog) add(r Restart) {
 func (l *restartLog) list() []Restart {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Restart(nil), l.all...)
+	return append([]Restart{}, l.all...) // none is [], also on the admin API
 }
 
 // Restarts lists the components of this stack, and of the control planes started beside it, that exited without
