@@ -95,46 +95,75 @@ func (s *Stack) supervise(p *process) {
 			exit = p.err.Error()
 		}
 		s.restarts.add(Restart{Component: name, Plane: s.opts.plane, At: time.Now().UTC(), Exit: exit, LastLine: p.lastLine(), Log: p.log})
-		go s.restart(p)
+		s.restarting.Add(1)
+		go s.restart(p, name)
 	})
 }
 
-func (s *Stack) restart(p *process) {
+// restart starts p again after its pause, and goes on trying (each failure recorded) until it starts, p is stopped
+// or replaced meanwhile, or the stack stops; Stop waits for it.
+func (s *Stack) restart(p *process, name string) {
+	defer s.restarting.Done()
+	for {
+		s.procMu.Lock()
+		n := s.restartCount[p.name]
+		s.restartCount[p.name] = n + 1
+		s.procMu.Unlock()
+		pause := time.Second << min(n, 5) // 1 s, 2 s, ... 32 s
+		select {
+		case <-s.done:
+			return
+		case <-time.After(pause):
+		}
+		if !s.current(p) {
+			return
+		}
+		np, err := startProcessEnv(p.env, p.dir, p.name, p.bin, p.args...)
+		if err != nil {
+			s.restarts.add(Restart{Component: name, Plane: s.opts.plane, At: time.Now().UTC(), Exit: "not started again: " + err.Error(), Log: p.log})
+			continue
+		}
+		if !s.replace(p, np) {
+			np.stop(10 * time.Second)
+			return
+		}
+		s.supervise(np)
+		return
+	}
+}
+
+// current is whether p still stands for its component: not stopped on purpose, not replaced, the stack not stopping.
+func (s *Stack) current(p *process) bool {
+	if s.stopping.Load() || p.stopped.Load() {
+		return false
+	}
 	s.procMu.Lock()
-	n := s.restartCount[p.name]
-	s.restartCount[p.name] = n + 1
+	for _, q := range s.procs {
+		if q == p {
+			s.procMu.Unlock()
+			return true
+		}
+	}
 	s.procMu.Unlock()
-	pause := time.Second << min(n, 5) // 1 s, 2 s, ... 32 s
-	select {
-	case <-s.done:
-		return
-	case <-time.After(pause):
-	}
-	np, err := startProcessEnv(p.env, p.dir, p.name, p.bin, p.args...)
-	if err != nil {
-		s.restarts.add(Restart{Component: p.name, Plane: s.opts.plane, At: time.Now().UTC(), Exit: "not started again: " + err.Error(), Log: p.log})
-		return
-	}
-	if !s.replace(p, np) {
-		np.stop(10 * time.Second) // stopped or replaced meanwhile
-		return
-	}
-	s.supervise(np)
+	s.rayMu.Lock()
+	defer s.rayMu.Unlock()
+	return s.rayOperator == p
 }
 
 // replace puts np where p was, unless the stack stops or p was stopped or replaced meanwhile.
 func (s *Stack) replace(p, np *process) bool {
-	if s.stopping.Load() {
+	if s.stopping.Load() || p.stopped.Load() {
 		return false
 	}
 	s.procMu.Lock()
-	defer s.procMu.Unlock()
 	for i := range s.procs {
 		if s.procs[i] == p {
 			s.procs[i] = np
+			s.procMu.Unlock()
 			return true
 		}
 	}
+	s.procMu.Unlock()
 	s.rayMu.Lock()
 	defer s.rayMu.Unlock()
 	if s.rayOperator == p {

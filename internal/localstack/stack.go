@@ -76,10 +76,11 @@ type Stack struct {
 	restartCount map[string]int
 	restarts     *restartLog
 	// stopping is set, and done closed, when Stop begins: no restart after that.
-	stopping atomic.Bool
-	done     chan struct{}
-	stopOnce sync.Once
-	egress   *egressSink
+	stopping   atomic.Bool
+	done       chan struct{}
+	stopOnce   sync.Once
+	restarting sync.WaitGroup
+	egress     *egressSink
 	// rayOperator is KubeRay's operator while it runs (StartRayOperator); its ports are fixed at Start.
 	rayMu                 sync.Mutex
 	rayOperator           *process
@@ -354,6 +355,7 @@ func (s *Stack) Stop() {
 	for i := len(procs) - 1; i >= 0; i-- {
 		procs[i].stop(10 * time.Second)
 	}
+	s.restarting.Wait()
 	if s.egress != nil {
 		s.egress.stop()
 	}
@@ -415,6 +417,9 @@ func (s *Stack) StartAPIServer(ctx context.Context) error {
 	p := s.proc("kube-apiserver")
 	if p == nil {
 		return errors.New("no kube-apiserver in this stack")
+	}
+	if !p.exited() {
+		return errors.New("the kube-apiserver runs: StopAPIServer first")
 	}
 	np, err := startProcessEnv(p.env, p.dir, p.name, p.bin, p.args...)
 	if err != nil {

@@ -35,7 +35,7 @@ func (s *Stack) startNodes(ctx context.Context) error {
 func (s *Stack) StartRayOperator(ctx context.Context) error {
 	s.rayMu.Lock()
 	defer s.rayMu.Unlock()
-	if s.rayOperator != nil {
+	if s.rayOperator != nil || s.stopping.Load() {
 		return nil
 	}
 	// No leader election and probes on loopback; CLUSTER_DOMAIN is left at cluster.local, which the egress sink
@@ -47,11 +47,17 @@ func (s *Stack) StartRayOperator(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.rayOperator = p
-	s.supervise(p)
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	return waitReady(ctx, p, fmt.Sprintf("http://127.0.0.1:%d/readyz", s.rayHealth), http.DefaultClient, nil)
+	// A start that fails is this call's error, and the next tick of followRayOperator's tries again; an exit once
+	// it served is a restart.
+	if err := waitReady(ctx, p, fmt.Sprintf("http://127.0.0.1:%d/readyz", s.rayHealth), http.DefaultClient, nil); err != nil {
+		p.stop(10 * time.Second)
+		return err
+	}
+	s.rayOperator = p
+	s.supervise(p)
+	return nil
 }
 
 // StopRayOperator ends KubeRay's operator, as disabling the add-on does; the RayJobs and their objects stay.
