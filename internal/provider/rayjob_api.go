@@ -521,6 +521,25 @@ func waitWorkloadsGone(ctx context.Context, c *kube.Clients, ns, uid string) err
 	return fmt.Errorf("the RayJob is gone, but %w", workloadsHeld(left, c.Host))
 }
 
+// orphanedWorkloadOwner is the UID of the RayJob named name whose Workloads outlive it, "" when none does.
+func orphanedWorkloadOwner(ctx context.Context, c *kube.Clients, ns, name string) (string, error) {
+	list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.JobUIDLabel})
+	if kueueMissing(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	for _, wl := range list.Items {
+		for _, o := range wl.OwnerReferences {
+			if o.Kind == "RayJob" && o.Name == name {
+				return string(o.UID), nil
+			}
+		}
+	}
+	return "", nil
+}
+
 // heldWorkloads explains, when the job's Workloads are still there, that Kueue holds them; nil otherwise.
 func heldWorkloads(ctx context.Context, c *kube.Clients, ns, uid string) error {
 	if uid == "" {

@@ -283,7 +283,13 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	switch {
 	case err == nil:
 		uid = string(have.UID)
-	case !apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err):
+		// Gone already, perhaps by an earlier destroy that failed waiting for its Workloads: wait for those.
+		if uid, err = orphanedWorkloadOwner(ctx, c, ns, name); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
+			return
+		}
+	default:
 		resp.Diagnostics.AddError(fmt.Sprintf("deleting RayJob (%s/%s)", ns, name), rayJobError(c, err).Error())
 		return
 	}

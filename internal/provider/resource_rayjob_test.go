@@ -18,9 +18,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
 	"sigs.k8s.io/yaml"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
@@ -421,6 +423,23 @@ func TestNoNodeForClassPods(t *testing.T) {
 	for _, want := range []string{"(ComputeClass tpu-fallback)", "2 in backoff after failed scale-up", "priority 0: ProvisioningConstrained (OutOfResources)"} {
 		if err != nil || !strings.Contains(got, want) {
 			t.Errorf("every priority backed off: %q (%v); want it to say %q", got, err, want)
+		}
+	}
+}
+
+// A RayJob gone before its destroy (an earlier destroy failed waiting for its Workloads) is found by its Workloads'
+// owner, so the destroy still waits for them; another job's Workloads are not its.
+func TestOrphanedWorkloadOwner(t *testing.T) {
+	wl := func(name, owner, uid string) *kueue.Workload {
+		return &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default",
+			Labels:          map[string]string{kube.JobUIDLabel: uid},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayJob", Name: owner, UID: k8stypes.UID(uid)}}}}
+	}
+	c := &kube.Clients{Host: "https://k", Kueue: kueuefake.NewSimpleClientset(wl("rayjob-a-1", "a", "uid-a"), wl("rayjob-b-1", "b", "uid-b"))}
+	for name, want := range map[string]string{"a": "uid-a", "b": "uid-b", "c": ""} {
+		got, err := orphanedWorkloadOwner(context.Background(), c, "default", name)
+		if err != nil || got != want {
+			t.Errorf("orphanedWorkloadOwner(%s) = %q, %v; want %q", name, got, err, want)
 		}
 	}
 }
