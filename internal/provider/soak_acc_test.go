@@ -28,8 +28,8 @@ const soakRound = 30 * time.Second
 func soakLength(t *testing.T) time.Duration {
 	if v := os.Getenv("DWSFALLBACK_SOAK"); v != "" {
 		d, err := time.ParseDuration(v)
-		if err != nil || d < soakRound {
-			t.Fatalf("DWSFALLBACK_SOAK = %q: want a duration of at least %s", v, soakRound)
+		if err != nil || d < 3*soakRound {
+			t.Fatalf("DWSFALLBACK_SOAK = %q: want a duration of at least %s (a round of each DWS mode)", v, 3*soakRound)
 		}
 		return d
 	}
@@ -47,6 +47,12 @@ func TestAccSoak_tutorialWithGcloud(t *testing.T) {
 	ref := clusterRef{testProject, testLocation, cluster}
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	g.Setenv("KUBECONFIG=" + s.Kubeconfig) // the file `make local-up` exports to users
+	exported, err := os.ReadFile(s.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Other tests read it after this one: the context gcloud made current needs this test's gcloud.
+	t.Cleanup(func() { _ = os.WriteFile(s.Kubeconfig, exported, 0o600) })
 	g.Run(testutil.TutorialCluster(cluster, testProject)...)
 	t.Cleanup(func() {
 		if err := deleteCluster(gkeAPIForCheck(), ref); err != nil {
@@ -78,7 +84,7 @@ func TestAccSoak_tutorialWithGcloud(t *testing.T) {
 				}
 				if r == 1 {
 					planeName, plane = soakPlane(t, ref.String())
-					go watch.run(t.Context(), plane)
+					watch.start(t.Context(), plane)
 				}
 				if plane != nil {
 					watch.classify(t, plane)
@@ -170,17 +176,30 @@ type deleteWatch struct {
 	done    chan struct{}
 }
 
-// run polls the RayJobs (a watch would miss nothing more: a delete sets deletionTimestamp, which the list shows).
-func (w *deleteWatch) run(ctx context.Context, c *kube.Clients) {
+// soakPrefix names every object of the soak's: the shared control plane may hold other tests' objects.
+const soakPrefix = "soak-"
+
+func (w *deleteWatch) start(ctx context.Context, c *kube.Clients) {
 	ctx, w.cancel = context.WithCancel(ctx)
 	w.done = make(chan struct{})
+	go w.run(ctx, c)
+}
+
+// run polls the soak's RayJobs (a watch would miss nothing more: a delete sets deletionTimestamp, which the list
+// shows).
+func (w *deleteWatch) run(ctx context.Context, c *kube.Clients) {
 	defer close(w.done)
 	deleting, before := map[string]time.Time{}, map[string]bool{}
 	for ctx.Err() == nil {
+		// Taken before the request: the list's own latency does not count against the job.
+		now := time.Now()
 		list, err := c.Ray.RayV1().RayJobs("default").List(ctx, metav1.ListOptions{})
 		if err == nil {
-			now, present := time.Now(), map[string]bool{}
+			present := map[string]bool{}
 			for _, j := range list.Items {
+				if !strings.HasPrefix(j.Name, soakPrefix) {
+					continue
+				}
 				present[j.Name] = true
 				if dt := j.DeletionTimestamp; dt != nil && deleting[j.Name].IsZero() {
 					deleting[j.Name] = dt.Time
@@ -242,6 +261,9 @@ func (w *deleteWatch) classify(t *testing.T, c *kube.Clients) {
 		w.states = map[string]bool{}
 	}
 	for _, wl := range list.Items {
+		if wl.Spec.QueueName != "soak-user-queue" {
+			continue
+		}
 		admitted := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadAdmitted)
 		reserved := apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueuev1beta2.WorkloadQuotaReserved)
 		switch {
@@ -269,28 +291,34 @@ func soakLeftovers(c *kube.Clients) error {
 		return err
 	}
 	for _, j := range jobs.Items {
-		left = append(left, "RayJob "+j.Name)
+		if strings.HasPrefix(j.Name, soakPrefix) {
+			left = append(left, "RayJob "+j.Name)
+		}
 	}
 	rcs, err := c.Ray.RayV1().RayClusters("default").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
 	for _, r := range rcs.Items {
-		left = append(left, "RayCluster "+r.Name)
+		if strings.HasPrefix(r.Name, soakPrefix) {
+			left = append(left, "RayCluster "+r.Name)
+		}
 	}
 	wls, err := c.Kueue.KueueV1beta2().Workloads("default").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
 	for _, w := range wls.Items {
-		left = append(left, "Workload "+w.Name)
+		if w.Spec.QueueName == "soak-user-queue" {
+			left = append(left, "Workload "+w.Name)
+		}
 	}
 	cms, err := c.Core.ConfigMaps("default").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
 	for _, cm := range cms.Items {
-		if strings.HasPrefix(cm.Name, "soak-") {
+		if strings.HasPrefix(cm.Name, soakPrefix) {
 			left = append(left, "ConfigMap "+cm.Name)
 		}
 	}
@@ -299,7 +327,7 @@ func soakLeftovers(c *kube.Clients) error {
 		return err
 	}
 	for _, p := range pods.Items {
-		if p.DeletionTimestamp == nil {
+		if p.DeletionTimestamp == nil && strings.HasPrefix(p.Name, soakPrefix) {
 			left = append(left, "Pod "+p.Name)
 		}
 	}
