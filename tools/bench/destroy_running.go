@@ -69,8 +69,12 @@ func (b *bench) measureRunningDestroy(dir, binDir string, n int) (*runningDestro
 		if r.Clusters, r.RunningPods, r.PendingPods, err = rayProgress(ctx, admin); err != nil {
 			return nil, err
 		}
-		if r.Clusters >= n && r.RunningPods > 0 || time.Now().After(deadline) {
+		if r.Clusters >= n && r.RunningPods > 0 {
 			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("after 5 minutes KubeRay had %d RayClusters of %d, with %d pods running: nothing to measure",
+				r.Clusters, n, r.RunningPods)
 		}
 		time.Sleep(2 * time.Second)
 	}
@@ -84,6 +88,9 @@ func (b *bench) measureRunningDestroy(dir, binDir string, n int) (*runningDestro
 	r.Destroy = time.Since(start)
 	cancel()
 	r.FinalizerWaits = w.result()
+	for _, x := range stack.Restarts() {
+		log.Printf("running destroy: a component of the stack restarted: %s", x)
+	}
 	return r, nil
 }
 

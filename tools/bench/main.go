@@ -69,17 +69,9 @@ func main() {
 		b.statusQuo = sq
 	}
 	if *runningOnly {
-		dir, err := os.MkdirTemp("", "dwsfallback-bench-")
-		if err != nil {
+		if err := b.runningDestroyOnly(abs(*binDir), sizes); err != nil {
 			log.Fatal(err)
 		}
-		defer func() { _ = os.RemoveAll(dir) }()
-		b.env = benchEnv
-		r, err := b.measureRunningDestroy(dir, abs(*binDir), runningDestroyN(sizes))
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Print(r.rows())
 		return
 	}
 	if err := b.run(abs(*binDir), sizes); err != nil {
@@ -364,4 +356,20 @@ func (b *bench) timed(fn func() error) (time.Duration, calls, error) {
 	d := time.Since(start)
 	k, disc := b.audit.counts()
 	return d, calls{GKE: b.emu.Calls(), Kube: k, Discovery: disc}, err
+}
+
+// runningDestroyOnly measures the destroy of running jobs alone, and prints it.
+func (b *bench) runningDestroyOnly(binDir string, sizes []int) error {
+	dir, err := os.MkdirTemp("", "dwsfallback-bench-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	b.env = benchEnv
+	r, err := b.measureRunningDestroy(dir, binDir, runningDestroyN(sizes))
+	if err != nil {
+		return err
+	}
+	fmt.Print(r.rows())
+	return nil
 }
