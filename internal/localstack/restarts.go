@@ -123,8 +123,8 @@ func (s *Stack) restart(p *process, name string) {
 			s.restarts.add(Restart{Component: name, Plane: s.opts.plane, At: time.Now().UTC(), Exit: "not started again: " + err.Error(), Log: p.log})
 			continue
 		}
-		if !s.replace(p, np) {
-			np.stop(10 * time.Second)
+		if p.stopped.Load() || !s.replace(p, np) {
+			np.stop(10 * time.Second) // stopped on purpose, or replaced, while this one started
 			return
 		}
 		s.supervise(np)
@@ -150,9 +150,9 @@ func (s *Stack) current(p *process) bool {
 	return s.rayOperator == p
 }
 
-// replace puts np where p was, unless the stack stops or p was stopped or replaced meanwhile.
+// replace puts np where p was, unless the stack stops or p was replaced meanwhile.
 func (s *Stack) replace(p, np *process) bool {
-	if s.stopping.Load() || p.stopped.Load() {
+	if s.stopping.Load() {
 		return false
 	}
 	s.procMu.Lock()

@@ -57,6 +57,14 @@ func TestSuperviseRecordsAndRestarts(t *testing.T) {
 	if s.proc("sleeper") != second || len(s.Restarts()) != 1 {
 		t.Errorf("a stop on purpose was restarted or recorded: %+v", s.Restarts())
 	}
+	// StartAPIServer's way: the one stopped on purpose is replaced by a new one, which is supervised.
+	third, err := startProcess(s.dir, "sleeper", "sleep", "300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.replace(second, third) || s.proc("sleeper") != third {
+		t.Fatalf("a process stopped on purpose could not be started again in its place")
+	}
 }
 
 // Stop ends a restart still waiting out its pause.
