@@ -11,6 +11,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -284,55 +286,53 @@ func soakLeftovers(c *kube.Clients) error {
 	if c == nil {
 		return nil
 	}
-	ctx := context.Background()
+	ctx, opts, ours := context.Background(), metav1.ListOptions{}, func(name string) bool { return strings.HasPrefix(name, soakPrefix) }
 	var left []string
-	jobs, err := c.Ray.RayV1().RayJobs("default").List(ctx, metav1.ListOptions{})
+	keep := func(kind string, names []string) {
+		for _, n := range names {
+			left = append(left, kind+" "+n)
+		}
+	}
+	jobs, err := c.Ray.RayV1().RayJobs("default").List(ctx, opts)
 	if err != nil {
 		return err
 	}
-	for _, j := range jobs.Items {
-		if strings.HasPrefix(j.Name, soakPrefix) {
-			left = append(left, "RayJob "+j.Name)
-		}
-	}
-	rcs, err := c.Ray.RayV1().RayClusters("default").List(ctx, metav1.ListOptions{})
+	keep("RayJob", soakNames(jobs.Items, func(j rayv1.RayJob) bool { return ours(j.Name) }, func(j rayv1.RayJob) string { return j.Name }))
+	rcs, err := c.Ray.RayV1().RayClusters("default").List(ctx, opts)
 	if err != nil {
 		return err
 	}
-	for _, r := range rcs.Items {
-		if strings.HasPrefix(r.Name, soakPrefix) {
-			left = append(left, "RayCluster "+r.Name)
-		}
-	}
-	wls, err := c.Kueue.KueueV1beta2().Workloads("default").List(ctx, metav1.ListOptions{})
+	keep("RayCluster", soakNames(rcs.Items, func(r rayv1.RayCluster) bool { return ours(r.Name) }, func(r rayv1.RayCluster) string { return r.Name }))
+	wls, err := c.Kueue.KueueV1beta2().Workloads("default").List(ctx, opts)
 	if err != nil {
 		return err
 	}
-	for _, w := range wls.Items {
-		if w.Spec.QueueName == "soak-user-queue" {
-			left = append(left, "Workload "+w.Name)
-		}
-	}
-	cms, err := c.Core.ConfigMaps("default").List(ctx, metav1.ListOptions{})
+	keep("Workload", soakNames(wls.Items, func(w kueuev1beta2.Workload) bool { return w.Spec.QueueName == "soak-user-queue" },
+		func(w kueuev1beta2.Workload) string { return w.Name }))
+	cms, err := c.Core.ConfigMaps("default").List(ctx, opts)
 	if err != nil {
 		return err
 	}
-	for _, cm := range cms.Items {
-		if strings.HasPrefix(cm.Name, soakPrefix) {
-			left = append(left, "ConfigMap "+cm.Name)
-		}
-	}
-	pods, err := c.Core.Pods("default").List(ctx, metav1.ListOptions{})
+	keep("ConfigMap", soakNames(cms.Items, func(cm corev1.ConfigMap) bool { return ours(cm.Name) }, func(cm corev1.ConfigMap) string { return cm.Name }))
+	pods, err := c.Core.Pods("default").List(ctx, opts)
 	if err != nil {
 		return err
 	}
-	for _, p := range pods.Items {
-		if p.DeletionTimestamp == nil && strings.HasPrefix(p.Name, soakPrefix) {
-			left = append(left, "Pod "+p.Name)
-		}
-	}
+	keep("Pod", soakNames(pods.Items, func(p corev1.Pod) bool { return p.DeletionTimestamp == nil && ours(p.Name) },
+		func(p corev1.Pod) string { return p.Name }))
 	if len(left) > 0 {
 		return fmt.Errorf("left after the destroy: %s", strings.Join(left, ", "))
 	}
 	return nil
+}
+
+// soakNames are the names of the items that are the soak's.
+func soakNames[T any](items []T, ours func(T) bool, name func(T) string) []string {
+	var out []string
+	for _, it := range items {
+		if ours(it) {
+			out = append(out, name(it))
+		}
+	}
+	return out
 }
