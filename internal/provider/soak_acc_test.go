@@ -88,9 +88,6 @@ func TestAccSoak_tutorialWithGcloud(t *testing.T) {
 					planeName, plane = soakPlane(t, ref.String())
 					watch.start(t.Context(), plane)
 				}
-				if plane != nil {
-					watch.classify(t, plane)
-				}
 			},
 			Config: queueConfig(cluster, "soak", 16) + soakJobs(cluster, r+1, r+2, r+3),
 		})
@@ -167,7 +164,7 @@ func soakPlane(t *testing.T, cluster string) (string, *kube.Clients) {
 }
 
 // deleteWatch follows the soak's RayJobs: how long each took from its delete to its end, and what each Workload
-// was seen as at the start of a round.
+// was seen as.
 type deleteWatch struct {
 	mu      sync.Mutex
 	deletes []time.Duration
@@ -229,6 +226,9 @@ func (w *deleteWatch) run(ctx context.Context, c *kube.Clients) {
 			}
 			w.mu.Unlock()
 		}
+		// Every poll, not once a round: a job waits for DWS only until the next round turns provisioning back on,
+		// and a look at the round's start raced that switch.
+		w.classify(ctx, c)
 		select {
 		case <-ctx.Done():
 		case <-time.After(250 * time.Millisecond):
@@ -251,10 +251,9 @@ func (w *deleteWatch) stop() error {
 }
 
 // classify records what each Workload is now: admitted on a flavor, or holding quota while DWS has not provisioned.
-func (w *deleteWatch) classify(t *testing.T, c *kube.Clients) {
-	list, err := c.Kueue.KueueV1beta2().Workloads("default").List(t.Context(), metav1.ListOptions{})
+func (w *deleteWatch) classify(ctx context.Context, c *kube.Clients) {
+	list, err := c.Kueue.KueueV1beta2().Workloads("default").List(ctx, metav1.ListOptions{})
 	if err != nil {
-		t.Logf("listing Workloads: %v", err)
 		return
 	}
 	w.mu.Lock()
