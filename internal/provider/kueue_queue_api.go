@@ -155,7 +155,15 @@ func applyQueueObjects(ctx context.Context, c *kube.Clients, m *kueueQueueModel,
 			if err != nil {
 				return err
 			}
-			return dropForeign(ctx, *ac.Name, api.ProvisioningRequestConfigs().Patch, foreignKeys("parameters", live.Spec.Parameters, ac.Spec.Parameters))
+			patch := foreignKeys("parameters", live.Spec.Parameters, ac.Spec.Parameters)
+			// A list-type set: server-side apply keeps another manager's items, and a merge patch replaces the list.
+			if len(live.Spec.ManagedResources) != len(ac.Spec.ManagedResources) {
+				if patch == nil {
+					patch = map[string]any{}
+				}
+				patch["managedResources"] = ac.Spec.ManagedResources
+			}
+			return dropForeign(ctx, *ac.Name, api.ProvisioningRequestConfigs().Patch, patch)
 		}); err != nil {
 			return wrote, c.Explain("ProvisioningRequestConfig", ch.p.Config.ValueString(), err)
 		}

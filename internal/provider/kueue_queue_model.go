@@ -34,6 +34,8 @@ type kueueQueueModel struct {
 	LocalQueues       []localQueueModel `tfsdk:"local_queues"`
 	AdmissionChecks   types.List        `tfsdk:"admission_checks"`
 	ForceConflicts    types.Bool        `tfsdk:"force_conflicts"`
+	StopPolicy        types.String      `tfsdk:"stop_policy"`
+	Drift             types.List        `tfsdk:"drift"`
 	Active            types.Bool        `tfsdk:"active"`
 	ActiveMessage     types.String      `tfsdk:"active_message"`
 	PendingWorkloads  types.Int64       `tfsdk:"pending_workloads"`
@@ -77,8 +79,9 @@ type retryModel struct {
 }
 
 type localQueueModel struct {
-	Namespace types.String `tfsdk:"namespace"`
-	Name      types.String `tfsdk:"name"`
+	Namespace  types.String `tfsdk:"namespace"`
+	Name       types.String `tfsdk:"name"`
+	StopPolicy types.String `tfsdk:"stop_policy"`
 }
 
 // checkModel is one AdmissionCheck with its config and the flavors it applies to.
@@ -184,6 +187,7 @@ func expandClusterQueue(m *kueueQueueModel) (*kueueac.ClusterQueueApplyConfigura
 	}
 	spec := kueueac.ClusterQueueSpec().
 		WithNamespaceSelector(selector).
+		WithStopPolicy(kueue.StopPolicy(stopPolicyOr(m.StopPolicy))).
 		WithQueueingStrategy(kueue.QueueingStrategy(m.QueueingStrategy.ValueString()))
 	if len(m.Flavors) > 0 {
 		spec.WithResourceGroups(group)
@@ -261,7 +265,8 @@ func expandProvisioningRequestConfig(p *provisioningModel) *kueueac.Provisioning
 
 func expandLocalQueue(lq localQueueModel, clusterQueue string) *kueueac.LocalQueueApplyConfiguration {
 	return kueueac.LocalQueue(lq.Name.ValueString(), lq.Namespace.ValueString()).
-		WithSpec(kueueac.LocalQueueSpec().WithClusterQueue(kueue.ClusterQueueReference(clusterQueue)))
+		WithSpec(kueueac.LocalQueueSpec().WithClusterQueue(kueue.ClusterQueueReference(clusterQueue)).
+			WithStopPolicy(kueue.StopPolicy(stopPolicyOr(lq.StopPolicy))))
 }
 
 // quantityMap reads quotas back, keeping the spelling in prior wherever the value is the same: the API server hands
@@ -308,6 +313,7 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 		}
 	}
 	m.NamespaceSelector = types.MapValueMust(types.StringType, sel)
+	m.StopPolicy = types.StringValue(stopPolicyOf(spec.StopPolicy))
 	if ff := spec.FlavorFungibility; ff != nil {
 		m.FlavorFungibility = &fungibilityModel{WhenCanBorrow: types.StringValue(string(ff.WhenCanBorrow)), WhenCanPreempt: types.StringValue(string(ff.WhenCanPreempt))}
 	}
@@ -370,6 +376,7 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 	var lqs []localQueueModel
 	for _, lq := range prior.LocalQueues {
 		if live := o.queues[lq.Namespace.ValueString()+"/"+lq.Name.ValueString()]; live != nil && string(live.Spec.ClusterQueue) == o.cq.Name {
+			lq.StopPolicy = types.StringValue(stopPolicyOf(live.Spec.StopPolicy))
 			lqs = append(lqs, lq)
 		}
 	}
@@ -381,7 +388,9 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			lqs = append(lqs, localQueueModel{Namespace: types.StringValue(o.queues[k].Namespace), Name: types.StringValue(o.queues[k].Name)})
+			lq := o.queues[k]
+			lqs = append(lqs, localQueueModel{Namespace: types.StringValue(lq.Namespace), Name: types.StringValue(lq.Name),
+				StopPolicy: types.StringValue(stopPolicyOf(lq.Spec.StopPolicy))})
 		}
 	}
 	m.LocalQueues = lqs
@@ -565,6 +574,44 @@ func subtract(a, b []string) []string {
 		if !drop[s] {
 			out = append(out, s)
 		}
+	}
+	return out
+}
+
+// stopPolicyOr is the stop policy to apply: Kueue's default, None, unless one is set.
+func stopPolicyOr(v types.String) string {
+	if v.IsNull() || v.IsUnknown() || v.ValueString() == "" {
+		return string(kueue.None)
+	}
+	return v.ValueString()
+}
+
+// stopPolicyOf reads a live stop policy; Kueue's CRD defaults it, so a missing one is None.
+func stopPolicyOf(p *kueue.StopPolicy) string {
+	if p == nil || *p == "" {
+		return string(kueue.None)
+	}
+	return string(*p)
+}
+
+// live lists the objects read, under the keys their baselines are kept by.
+func (o *kueueObjects) live() []liveObject {
+	gv := kueue.GroupVersion
+	var out []liveObject
+	if o.cq != nil {
+		out = append(out, liveObject{"ClusterQueue/" + o.cq.Name, gv.WithKind("ClusterQueue"), o.cq})
+	}
+	for _, n := range sortedKeys(o.flavors) {
+		out = append(out, liveObject{"ResourceFlavor/" + n, gv.WithKind("ResourceFlavor"), o.flavors[n]})
+	}
+	for _, n := range sortedKeys(o.checks) {
+		out = append(out, liveObject{"AdmissionCheck/" + n, gv.WithKind("AdmissionCheck"), o.checks[n]})
+	}
+	for _, n := range sortedKeys(o.configs) {
+		out = append(out, liveObject{"ProvisioningRequestConfig/" + n, gv.WithKind("ProvisioningRequestConfig"), o.configs[n]})
+	}
+	for _, n := range sortedKeys(o.queues) {
+		out = append(out, liveObject{"LocalQueue/" + n, gv.WithKind("LocalQueue"), o.queues[n]})
 	}
 	return out
 }

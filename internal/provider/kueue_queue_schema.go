@@ -246,6 +246,7 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 						Validators:          nameValidators,
 						MarkdownDescription: "Name of the LocalQueue (the jobs' `kueue.x-k8s.io/queue-name`).",
 					},
+					"stop_policy": stopPolicyAttribute("LocalQueue"),
 				}},
 			},
 			"admission_checks": schema.ListAttribute{
@@ -257,6 +258,9 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"them and does not manage them. Kueue makes a queue with both a MultiKueue check and a ProvisioningRequest check inactive " +
 					"(`MultiKueueWithProvisioningRequest`), so an apply that would do so is refused: DWS belongs on the workers.",
 			},
+			"stop_policy": stopPolicyAttribute("ClusterQueue"),
+			"drift": driftAttribute("the queue's ClusterQueue, ResourceFlavors, AdmissionChecks, ProvisioningRequestConfigs and LocalQueues",
+				"plans the update that writes the fields back"),
 			"force_conflicts": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,
@@ -282,5 +286,18 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		}, false, "queue"),
+	}
+}
+
+// stopPolicyAttribute is Kueue's stopPolicy: modelled because an operator holding a queue by hand stops admission,
+// and the plan has to show it.
+func stopPolicyAttribute(kind string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional:   true,
+		Computed:   true,
+		Default:    stringdefault.StaticString("None"),
+		Validators: []validator.String{stringvalidator.OneOf("None", "Hold", "HoldAndDrain")},
+		MarkdownDescription: "The " + kind + "'s `stopPolicy`: `None` (the default) admits; `Hold` admits nothing new; `HoldAndDrain` also evicts " +
+			"what it admitted. A hold set by hand (`kubectl patch`) shows in the plan, which sets it back.",
 	}
 }

@@ -185,8 +185,9 @@ func stopStack() {
 	}
 }
 
-// sweepAfter deletes, when the test ends, the emulated clusters it left behind (a destroy that failed). Left, one
-// of them would hold the shared control plane, and every later test would fail for a reason not its own.
+// sweepAfter deletes, when a test fails, the emulated clusters it left behind (a destroy that failed). Left, one
+// of them would hold the shared control plane, and every later test would fail for a reason not its own. Only a
+// failed test sweeps: a cluster made since the test began may be another parallel test's, still in use.
 func sweepAfter(t *testing.T) {
 	if _, seen := swept.LoadOrStore(t, true); seen {
 		return
@@ -194,6 +195,9 @@ func sweepAfter(t *testing.T) {
 	before := clusterNames(t)
 	t.Cleanup(func() {
 		swept.Delete(t)
+		if !t.Failed() {
+			return
+		}
 		c := gkeAPIForCheck()
 		for name := range clusterNames(t) {
 			if before[name] {

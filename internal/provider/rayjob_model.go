@@ -49,6 +49,7 @@ type rayJobModel struct {
 	EnableInTreeAutoscaling  types.Bool       `tfsdk:"enable_in_tree_autoscaling"`
 	WaitFor                  types.String     `tfsdk:"wait_for"`
 	ResubmitWhenDeleted      types.Bool       `tfsdk:"resubmit_when_deleted"`
+	Drift                    types.List       `tfsdk:"drift"`
 
 	rayJobStatusModel
 

@@ -11,7 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
 )
@@ -71,6 +73,7 @@ func (r *kueueQueueResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	recordSpecs(ctx, resp.Private, &plan, &resp.Diagnostics)
+	recordQueueBaselines(ctx, c, &plan, resp.Private, &resp.Diagnostics)
 	r.settle(ctx, c, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -122,6 +125,12 @@ func (r *kueueQueueResource) Read(ctx context.Context, req resource.ReadRequest,
 		prior.LocalQueues = nil
 	}
 	flattenQueue(&st, o, &prior)
+	d, err := queueDrift(c, readBaselines(ctx, req.Private, &resp.Diagnostics), o)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading Kueue queue (%s)", st.Name.ValueString()), err.Error())
+		return
+	}
+	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	if len(discover) > 0 {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDiscover, nil)...)
@@ -167,6 +176,7 @@ func (r *kueueQueueResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	recordSpecs(ctx, resp.Private, &plan, &resp.Diagnostics)
 	recordObjects(ctx, resp.Private, plan.objectNames(), &resp.Diagnostics)
+	recordQueueBaselines(ctx, c, &plan, resp.Private, &resp.Diagnostics)
 	r.settle(ctx, c, &plan, &resp.Diagnostics)
 	// The plan promised the last refresh's counters (keepQueueStatus); the next refresh brings new ones.
 	plan.PendingWorkloads, plan.AdmittedWorkloads = prior.PendingWorkloads, prior.AdmittedWorkloads
@@ -247,7 +257,8 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func (r *kueueQueueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	st := kueueQueueModel{Timeouts: timeoutsNull(), ForceConflicts: types.BoolValue(true), NamespaceSelector: types.MapNull(types.StringType), Cohort: types.StringNull(), AdmissionChecks: types.ListNull(types.StringType)}
+	st := kueueQueueModel{Timeouts: timeoutsNull(), ForceConflicts: types.BoolValue(true), NamespaceSelector: types.MapNull(types.StringType), Cohort: types.StringNull(), AdmissionChecks: types.ListNull(types.StringType),
+		StopPolicy: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
 	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/clusterQueues/", "NAME", r.clients)
@@ -280,6 +291,16 @@ func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if !req.State.Raw.IsNull() {
 		keepQueueStatus(ctx, req, resp)
 	}
+	if planDriftRepair(ctx, req, resp) {
+		// The framework planned the status of a refresh that changed nothing it compares; the update waits for Active
+		// again, so an inactive queue's status is known only after it.
+		var active types.Bool
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("active"), &active)...)
+		if !active.ValueBool() {
+			resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "active", types.BoolUnknown())...)
+			resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "active_message", types.StringUnknown())...)
+		}
+	}
 	var m kueueQueueModel
 	u, diags := knownPlan(ctx, req.Plan, &m)
 	resp.Diagnostics.Append(diags...)
@@ -291,4 +312,39 @@ func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.Modify
 // kube returns the clients of the queue's cluster.
 func (r *kueueQueueResource) kube(ctx context.Context, m *kueueQueueModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
 	return kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
+}
+
+// recordQueueBaselines keeps what this apply left on each object, for Read to compare the live objects with. Without
+// one, drift is not compared until the next apply: a warning, since the apply itself did what it was asked.
+func recordQueueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueModel, p privateState, diags *diag.Diagnostics) {
+	b, err := queueBaselines(ctx, c, m)
+	if err != nil {
+		diags.AddWarning("Drift not recorded", fmt.Sprintf("Kueue queue %s was applied, but what the apply left could not be read back, so "+
+			"changes made beside Terraform are not compared until the next apply: %v", m.Name.ValueString(), err))
+	}
+	recordBaselines(ctx, p, b, diags)
+}
+
+func queueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueModel) (map[string]drift.Baseline, error) {
+	o, err := findQueue(ctx, c, m, false)
+	if err != nil {
+		return nil, err
+	}
+	ty, err := c.Types(kueue.GroupVersion)
+	if err != nil {
+		return nil, err
+	}
+	return takeBaselines(ty, o.live())
+}
+
+// queueDrift compares the live objects with what the last apply left on them.
+func queueDrift(c *kube.Clients, b map[string]drift.Baseline, o *kueueObjects) ([]string, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	ty, err := c.Types(kueue.GroupVersion)
+	if err != nil {
+		return nil, err
+	}
+	return driftOf(ty, b, o.live())
 }

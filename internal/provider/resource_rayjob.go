@@ -19,6 +19,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
@@ -105,8 +106,10 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	// In state before the job exists: a failure from here on leaves state that names the ConfigMap and the job.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	var created *rayv1.RayJob
 	err = kube.Retry(ctx, func() error {
-		_, err := c.Ray.RayV1().RayJobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager})
+		var err error
+		created, err = c.Ray.RayV1().RayJobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{FieldManager: kube.FieldManager})
 		return err
 	})
 	jobReads.Forget(c, job.Namespace)
@@ -135,7 +138,9 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 		tflog.Info(ctx, "adopting the RayJob an earlier apply submitted", map[string]any{"rayjob": job.Namespace + "/" + job.Name})
+		created = live
 	}
+	recordRayJobBaseline(ctx, c, created, resp.Private, &resp.Diagnostics)
 	p, err := waitJob(ctx, c, job.Namespace, job.Name, plan.WaitFor.ValueString(), func(ctx context.Context, p jobProgress) error {
 		return r.checkPlacement(ctx, c, &plan, p)
 	})
@@ -184,6 +189,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 			return
 		}
 		flattenRayJobSpec(&st, p.job, cm)
+		st.Drift = driftList(nil)
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImporting, nil)...)
 		flattenJobStatus(&st.rayJobStatusModel, p)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -193,6 +199,20 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
 		return
+	}
+	if b, ok := readBaselines(ctx, req.Private, &resp.Diagnostics)[rayJobKey(ns, name)]; ok {
+		d, err := rayJobDrift(ctx, c, b, p)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("reading RayJob (%s/%s)", ns, name), err.Error())
+			return
+		}
+		if !sameDrift(d, st.Drift) {
+			st.Drift, changed = driftList(d), true
+		}
+	}
+	if st.Drift.IsNull() {
+		// A state written before drift was kept (0.1.x): an empty list, so that its first plan is not an update.
+		st.Drift, changed = driftList(nil), true
 	}
 	if changed {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -227,7 +247,7 @@ func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProg
 // framework (all but timeouts): ok is false where Read must run instead (an error, a job or cluster gone, a spec
 // changed by hand, whose nested attributes only the framework writes back). The protocol server uses it to answer a
 // refresh without the framework's decode and walk of the whole state (server.go).
-func refreshScalars(ctx context.Context, cl clients, st *rayJobModel) (changed, ok bool) {
+func refreshScalars(ctx context.Context, cl clients, st *rayJobModel, baseline *drift.Baseline) (changed, ok bool) {
 	var diags diag.Diagnostics
 	c, ok := connectKube(ctx, cl, st.Cluster, st.Project, st.Location, &diags, func(clusterRef) {})
 	if !ok {
@@ -238,7 +258,17 @@ func refreshScalars(ctx context.Context, cl clients, st *rayJobModel) (changed, 
 		return false, false
 	}
 	changed, spec, err := refreshJob(ctx, c, st, p)
-	return changed, err == nil && !spec
+	if err != nil || spec || st.Drift.IsNull() {
+		return false, false
+	}
+	if baseline != nil {
+		// Drift, found or gone, is a change of a list attribute: the framework's Read writes it.
+		d, err := rayJobDrift(ctx, c, *baseline, p)
+		if err != nil || !sameDrift(d, st.Drift) {
+			return false, false
+		}
+	}
+	return changed, true
 }
 
 // Update only ever sees wait_for, resubmit_when_deleted and timeouts change: everything else replaces the job.
@@ -322,7 +352,8 @@ func (r *rayJobResource) ImportState(ctx context.Context, req resource.ImportSta
 	st := rayJobModel{Timeouts: rayJobTimeoutsNull(), WaitFor: types.StringValue("admitted"), ResubmitWhenDeleted: types.BoolValue(false),
 		Files: types.MapNull(types.StringType), Env: types.MapNull(types.StringType), Labels: types.MapNull(types.StringType),
 		Annotations: types.MapNull(types.StringType), rayJobStatusModel: rayJobStatusModel{AdmissionChecks: types.MapNull(types.StringType), NodesByPool: types.MapNull(types.Int64Type)},
-		FilesMountPath: types.StringValue(defaultFilesMountPath), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull()}
+		FilesMountPath: types.StringValue(defaultFilesMountPath), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull(),
+		Drift: types.ListNull(types.StringType)}
 	id := req.ID
 	form := "projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME, or NS/NAME with a provider kubernetes block"
 	var rest string
@@ -425,6 +456,10 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		planDefault("enable_in_tree_autoscaling", m.EnableInTreeAutoscaling, v)
 		m.EnableInTreeAutoscaling = v
 	}
+	if planDriftRepair(ctx, req, resp) {
+		// Every change of the job's spec is a new run, a repair too.
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("drift"))
+	}
 	validateRayJob(&m, &resp.Diagnostics)
 	if !resp.Diagnostics.HasError() && m.Elastic.ValueBool() && !u.at("queue") && !u.at("namespace") && !u.at("cluster") && r.queueChanged(ctx, req, &m) {
 		r.refuseElasticOnMultiKueue(ctx, &m, resp)
@@ -433,4 +468,18 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 
 func (r *rayJobResource) kube(ctx context.Context, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
 	return kubeFor(ctx, r.clients, cluster, project, location, diags)
+}
+
+// recordRayJobBaseline keeps what the create left on the job, for Read to compare with. Without one, drift is not
+// compared for this job: a warning, since the job was submitted as asked.
+func recordRayJobBaseline(ctx context.Context, c *kube.Clients, job *rayv1.RayJob, p privateState, diags *diag.Diagnostics) {
+	if job == nil {
+		return
+	}
+	b, err := rayJobBaseline(c, job)
+	if err != nil {
+		diags.AddWarning("Drift not recorded", fmt.Sprintf("RayJob %s/%s was submitted, but what the create left could not be read, so "+
+			"changes made beside Terraform are not compared for it: %v", job.Namespace, job.Name, err))
+	}
+	recordBaselines(ctx, p, b, diags)
 }

@@ -287,15 +287,24 @@ func TestAccRayJob_driftByKubectl(t *testing.T) {
 		})
 	}
 	steps = append(steps, resource.TestStep{
-		// What Kueue, KubeRay and kubectl's own bookkeeping add is not drift.
+		// Labels and annotations of other writers (Kueue's, KubeRay's, kubectl's bookkeeping) are theirs, not drift.
 		PreConfig: func() {
 			kubectl(t, "", "patch", "rayjob", "drift-job", "--type=merge", "-p",
 				`{"metadata":{"labels":{"kueue.x-k8s.io/extra":"x","ray.io/extra":"y"},"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`)
+		},
+		Config: cfg, PlanOnly: true,
+	}, resource.TestStep{
+		// A flavor's node label and toleration on a job Kueue never admitted: no Workload accounts for them, so they
+		// are a hand change like any other (TestAccDrift_rayJobGenerated shows an admitted flavor's are not).
+		PreConfig: func() {
 			kubectl(t, "", "patch", "rayjob", "drift-job", "--type=json", "-p",
 				`[{"op":"add","path":"`+worker+`/template/spec/nodeSelector/cloud.google.com~1gke-nodepool","value":"dws-pool"},`+
 					`{"op":"add","path":"`+worker+`/template/spec/tolerations/-","value":{"key":"kueue-flavor","operator":"Exists","effect":"NoSchedule"}}]`)
 		},
-		Config: cfg, PlanOnly: true,
+		Config: cfg,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
+		}},
 	})
 	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
 }

@@ -33,7 +33,7 @@ func tutorialJob() *rayJobModel {
 	str := func(s string) types.String { return types.StringValue(s) }
 	return &rayJobModel{
 		Namespace: str("default"), Name: str("PREFIX-rayjob-1"), Queue: str("PREFIX-user-queue"), Elastic: types.BoolValue(true),
-		Entrypoint:     str("python /app/train.py"),
+		Entrypoint: str("python /app/train.py"), Drift: driftList(nil),
 		Files:          types.MapValueMust(types.StringType, map[string]attr.Value{"train.py": str("print('hi')\n")}),
 		FilesConfigMap: str("jax-train-script"), FilesMountPath: str("/app"),
 		RuntimeEnv: &runtimeEnvModel{Pip: types.ListValueMust(types.StringType, []attr.Value{str("jax[tpu]==0.8.2"), str("pandas==2.3.3")})},

@@ -3,11 +3,14 @@ package provider
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 )
 
 // NewServer is the provider's protocol server: the framework's, with a shortcut for plans that change nothing.
@@ -69,7 +72,7 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 // an unchanged one is answered with the prior state's own bytes. An error, a gone job or cluster, or an import goes
 // through the framework's ReadResource.
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	if req.TypeName == "dwsfallback_rayjob" && len(req.Private) == 0 && req.CurrentState != nil {
+	if req.TypeName == "dwsfallback_rayjob" && req.CurrentState != nil {
 		if resp := s.readRayJob(ctx, req); resp != nil {
 			return resp, nil
 		}
@@ -82,17 +85,21 @@ func (s *server) readRayJob(ctx context.Context, req *tfprotov6.ReadResourceRequ
 	if data == nil || typ == nil {
 		return nil
 	}
+	baseline, ok := onlyBaseline(req.Private)
+	if !ok {
+		return nil
+	}
 	val, err := req.CurrentState.Unmarshal(typ)
 	var st rayJobModel
 	if err != nil || !fillScalars(ctx, val, &st) {
 		return nil
 	}
-	changed, ok := refreshScalars(ctx, data, &st)
+	changed, ok := refreshScalars(ctx, data, &st, baseline)
 	if !ok {
 		return nil
 	}
 	if !changed {
-		return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState}
+		return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}
 	}
 	updated, err := setScalars(ctx, val, &st)
 	if err != nil {
@@ -102,7 +109,29 @@ func (s *server) readRayJob(ctx context.Context, req *tfprotov6.ReadResourceRequ
 	if err != nil {
 		return nil
 	}
-	return &tfprotov6.ReadResourceResponse{NewState: &dv}
+	return &tfprotov6.ReadResourceResponse{NewState: &dv, Private: req.Private}
+}
+
+// onlyBaseline reads a RayJob's private state when it holds nothing but its drift baseline (or nothing at all), in
+// the framework's encoding (a JSON object of base64 JSON values); ok is false for anything else (an import's mark),
+// which the framework's Read handles.
+func onlyBaseline(private []byte) (b *drift.Baseline, ok bool) {
+	if len(private) == 0 {
+		return nil, true
+	}
+	var keys map[string][]byte
+	if json.Unmarshal(private, &keys) != nil || len(keys) != 1 {
+		return nil, false
+	}
+	raw, found := keys[privateBaselines]
+	var all map[string]drift.Baseline
+	if !found || json.Unmarshal(raw, &all) != nil || len(all) != 1 {
+		return nil, false
+	}
+	for _, v := range all {
+		return &v, true
+	}
+	return nil, false
 }
 
 // UpgradeResourceState answers a state of the current schema version as the framework does, without building its

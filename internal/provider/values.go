@@ -1,7 +1,8 @@
 package provider
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -65,14 +66,7 @@ func nilIfEmpty(m map[string]string) map[string]string {
 	return m
 }
 
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 func sameData(a, b map[string]string) bool {
 	if len(a) != len(b) {

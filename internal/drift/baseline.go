@@ -1,0 +1,160 @@
+package drift
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// Baseline is what a manager's write left on an object: the fields it set, and their values as the server stored
+// them, defaults filled in. It is plain JSON for the caller to keep.
+type Baseline struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Fields     json.RawMessage `json:"fields"`
+	Values     json.RawMessage `json:"values"`
+}
+
+// ErrNotManaged says the object holds no field of the manager: it was not written by it.
+var ErrNotManaged = errors.New("no field of the object is the manager's")
+
+// Record takes the baseline from the server's answer to a write: the manager's entries in its managedFields (an
+// apply and an update entry are both the manager's), cut from the object itself.
+func (t *Types) Record(obj map[string]any, manager string) (Baseline, error) {
+	u := &unstructured.Unstructured{Object: obj}
+	set, err := managerFields(u, manager)
+	if err != nil {
+		return Baseline{}, err
+	}
+	if set.Empty() {
+		return Baseline{}, ErrNotManaged
+	}
+	tv, err := t.typed(obj)
+	if err != nil {
+		return Baseline{}, err
+	}
+	values, err := json.Marshal(extract(tv, set).AsValue().Unstructured())
+	if err != nil {
+		return Baseline{}, err
+	}
+	fields, err := set.ToJSON()
+	if err != nil {
+		return Baseline{}, err
+	}
+	return Baseline{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Fields: fields, Values: values}, nil
+}
+
+// managerFields are the fields of the manager's entries in the object's managedFields (an apply and an update entry
+// are both the manager's; a subresource's are not the object's).
+func managerFields(u *unstructured.Unstructured, manager string) (*fieldpath.Set, error) {
+	set := &fieldpath.Set{}
+	for _, e := range u.GetManagedFields() {
+		if e.Manager != manager || e.Subresource != "" || e.FieldsV1 == nil {
+			continue
+		}
+		s := &fieldpath.Set{}
+		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			return nil, fmt.Errorf("reading the managed fields of %s: %w", manager, err)
+		}
+		set = set.Union(s)
+	}
+	return set, nil
+}
+
+// Diff names every field of the baseline whose live value is not the one the write left: changed, removed, or (in
+// an atomic list or map, which compares whole) added to. Paths are given in structured-merge-diff's notation, e.g.
+// `.spec.stopPolicy` or `.spec.resourceGroups`, outermost first; what is under a named path is not named again.
+func (t *Types) Diff(b Baseline, live map[string]any) ([]string, error) {
+	set := &fieldpath.Set{}
+	if err := set.FromJSON(bytes.NewReader(b.Fields)); err != nil {
+		return nil, fmt.Errorf("reading the baseline's fields: %w", err)
+	}
+	var base map[string]any
+	if err := json.Unmarshal(b.Values, &base); err != nil {
+		return nil, fmt.Errorf("reading the baseline's values: %w", err)
+	}
+	if base == nil {
+		base = map[string]any{}
+	}
+	base["apiVersion"], base["kind"] = b.APIVersion, b.Kind
+	was, err := t.typed(base)
+	if err != nil {
+		return nil, err
+	}
+	now, err := t.typed(live)
+	if err != nil {
+		return nil, err
+	}
+	wasX, nowX := extract(was, set), extract(now, set)
+	c, err := wasX.Compare(nowX)
+	if err != nil {
+		return nil, fmt.Errorf("comparing %s with its baseline: %w", b.Kind, err)
+	}
+	paths := outermost(c.Modified.Union(c.Removed).Union(c.Added))
+	// A field the API replaces whole (a list of worker groups) is one path; the parts of it that differ say more.
+	wasU, _ := wasX.AsValue().Unstructured().(map[string]any)
+	nowU, _ := nowX.AsValue().Unstructured().(map[string]any)
+	var out []string
+	for _, p := range paths {
+		_, wv, _ := resolve(wasU, p)
+		_, nv, _ := resolve(nowU, p)
+		parts := within(wv, nv, "")
+		if len(parts) == 0 || len(parts) > maxParts {
+			out = append(out, p.String())
+			continue
+		}
+		for _, part := range parts {
+			out = append(out, p.String()+" "+part)
+		}
+	}
+	return out, nil
+}
+
+// maxParts bounds how many parts of one field are named: past that, the field alone says enough.
+const maxParts = 4
+
+// extract cuts tv to the set's fields. By its leaves, as client-go's ExtractInto does: structured-merge-diff keeps
+// nothing under a path that is itself in the set (a managedFields "." entry) when given the whole set. The fields
+// that name a keyed item are kept with it, so that the item is the same item.
+func extract(tv *typed.TypedValue, set *fieldpath.Set) *typed.TypedValue {
+	return tv.ExtractItems(set.Leaves(), typed.WithAppendKeyFields())
+}
+
+func (t *Types) typed(obj map[string]any) (*typed.TypedValue, error) {
+	u := &unstructured.Unstructured{Object: obj}
+	tv, err := t.tc.ObjectToTyped(u, typed.AllowDuplicates)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s %s against the API schema: %w", u.GetKind(), u.GetName(), err)
+	}
+	return tv, nil
+}
+
+// outermost lists the set's paths without those under another path of it, in the order of their names.
+func outermost(s *fieldpath.Set) []fieldpath.Path {
+	var all []fieldpath.Path
+	s.Iterate(func(p fieldpath.Path) { all = append(all, p.Copy()) })
+	sort.Slice(all, func(i, j int) bool { return all[i].String() < all[j].String() })
+	var out []fieldpath.Path
+	for _, p := range all {
+		if !slices.ContainsFunc(out, func(parent fieldpath.Path) bool { return under(p.String(), parent.String()) }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func under(p, parent string) bool {
+	if !strings.HasPrefix(p, parent) || len(p) == len(parent) {
+		return false
+	}
+	c := p[len(parent)]
+	return c == '.' || c == '['
+}

@@ -1,0 +1,153 @@
+package drift
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/openapi/openapitest"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+const manager = "terraform-provider-dwsfallback"
+
+// podTypes are the schemas of a real API server (client-go's recorded documents): tolerations and node selectors
+// atomic, containers and env keyed by name, as in the pod templates of a RayJob.
+func podTypes(t *testing.T) *Types {
+	t.Helper()
+	ty, err := FetchTypes(openapitest.NewEmbeddedFileClient(), schema.GroupVersion{Version: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ty
+}
+
+// writtenPod is a pod as the server answers our write: the written fields owned by our manager, and a
+// defaulted field (terminationMessagePath) the server filled in.
+func writtenPod(t *testing.T, ty *Types) map[string]any {
+	t.Helper()
+	sent := map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "p", "namespace": "default", "labels": map[string]any{"kueue.x-k8s.io/queue-name": "q"}},
+		"spec": map[string]any{
+			"nodeSelector": map[string]any{"cloud.google.com/gke-tpu-topology": "4x4"},
+			"tolerations":  []any{map[string]any{"key": "google.com/tpu", "operator": "Exists", "effect": "NoSchedule"}},
+			"containers": []any{map[string]any{"name": "head", "image": "ray:1",
+				"env": []any{map[string]any{"name": "A", "value": "1"}}}},
+		},
+	}
+	tv, err := ty.typed(sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := tv.ToFieldSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As the server does: a map or item that exists is a member too (managedFields' "." entries), and identity
+	// fields are nobody's.
+	fs.Insert(fieldpath.MakePathOrDie("spec"))
+	fs.Insert(fieldpath.MakePathOrDie("metadata", "labels"))
+	fs.Insert(fieldpath.MakePathOrDie("spec", "containers", fieldpath.KeyByFields("name", "head")))
+	fs = fs.Difference(fieldpath.NewSet(fieldpath.MakePathOrDie("apiVersion"), fieldpath.MakePathOrDie("kind"),
+		fieldpath.MakePathOrDie("metadata", "name"), fieldpath.MakePathOrDie("metadata", "namespace")))
+	raw, err := fs.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: sent}
+	u.SetManagedFields([]metav1.ManagedFieldsEntry{
+		{Manager: manager, Operation: metav1.ManagedFieldsOperationApply, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw}},
+	})
+	c := sent["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	c["terminationMessagePath"] = "/dev/termination-log"
+	return roundTrip(t, u.Object)
+}
+
+func roundTrip(t *testing.T, obj map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestDiff(t *testing.T) {
+	ty := podTypes(t)
+	spec := func(o map[string]any) map[string]any { return o["spec"].(map[string]any) }
+	head := func(o map[string]any) map[string]any { return spec(o)["containers"].([]any)[0].(map[string]any) }
+	cases := map[string]struct {
+		edit func(live map[string]any)
+		want []string
+	}{
+		"untouched":                  {edit: func(map[string]any) {}},
+		"another writer's own field": {edit: func(o map[string]any) { spec(o)["priority"] = int64(7) }},
+		"a leaf changed": {
+			edit: func(o map[string]any) { head(o)["image"] = "ray:2" },
+			want: []string{`.spec.containers[name="head"].image`},
+		},
+		"an atomic map removed": {
+			edit: func(o map[string]any) { delete(spec(o), "nodeSelector") },
+			want: []string{".spec.nodeSelector"},
+		},
+		"an atomic map given an extra key": {
+			edit: func(o map[string]any) { spec(o)["nodeSelector"].(map[string]any)["x"] = "y" },
+			want: []string{".spec.nodeSelector /x"},
+		},
+		"an atomic list given an extra item": {
+			edit: func(o map[string]any) {
+				spec(o)["tolerations"] = append(spec(o)["tolerations"].([]any), map[string]any{"key": "x", "operator": "Exists"})
+			},
+			want: []string{".spec.tolerations (1 items, now 2)"},
+		},
+		"a keyed item removed": {
+			edit: func(o map[string]any) { head(o)["env"] = []any{} },
+			want: []string{`.spec.containers[name="head"].env[name="A"]`},
+		},
+		"a keyed item of another writer added": {
+			edit: func(o map[string]any) {
+				head(o)["env"] = append(head(o)["env"].([]any), map[string]any{"name": "B", "value": "2"})
+			},
+		},
+		"a label we set changed": {
+			edit: func(o map[string]any) {
+				o["metadata"].(map[string]any)["labels"].(map[string]any)["kueue.x-k8s.io/queue-name"] = "other"
+			},
+			want: []string{".metadata.labels.kueue.x-k8s.io/queue-name"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			written := writtenPod(t, ty)
+			b, err := ty.Record(written, manager)
+			if err != nil {
+				t.Fatal(err)
+			}
+			live := roundTrip(t, written)
+			tc.edit(live)
+			got, err := ty.Diff(b, live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Diff (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRecordNotManaged(t *testing.T) {
+	ty := podTypes(t)
+	if _, err := ty.Record(writtenPod(t, ty), "kubectl"); !errors.Is(err, ErrNotManaged) {
+		t.Fatalf("Record by another manager: %v, want ErrNotManaged", err)
+	}
+}

@@ -1,0 +1,145 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+)
+
+// privateBaselines keeps, per object ("Kind/name", or "Kind/namespace/name"), what the provider's last write left on
+// it (drift.Baseline): Read compares the live object with it.
+const privateBaselines = "baselines"
+
+// liveObject is one object the resource wrote, as read now, with the key its baseline is kept under.
+type liveObject struct {
+	key string
+	gvk k8sschema.GroupVersionKind
+	obj runtime.Object
+}
+
+// unstructuredOf gives the object as the API server's JSON, with the apiVersion and kind typed clients leave out.
+func unstructuredOf(o liveObject) (map[string]any, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o.obj)
+	if err != nil {
+		return nil, err
+	}
+	m["apiVersion"], m["kind"] = o.gvk.GroupVersion().String(), o.gvk.Kind
+	return m, nil
+}
+
+// takeBaselines records what the last write left on each object, as the server answered: its fields that are the
+// provider's, and their values.
+func takeBaselines(ty *drift.Types, objs []liveObject) (map[string]drift.Baseline, error) {
+	out := map[string]drift.Baseline{}
+	for _, o := range objs {
+		m, err := unstructuredOf(o)
+		if err != nil {
+			return nil, err
+		}
+		b, err := ty.Record(m, kube.FieldManager)
+		if errors.Is(err, drift.ErrNotManaged) {
+			continue // kept as another writer made it: the resource does not own a field of it
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.key, err)
+		}
+		out[o.key] = b
+	}
+	return out, nil
+}
+
+// driftOf names what differs between each live object and its baseline, as "Kind/name .path". An object with no
+// baseline (imported, or written by a provider version that kept none) is compared with nothing until the next
+// apply records one.
+func driftOf(ty *drift.Types, baselines map[string]drift.Baseline, objs []liveObject) ([]string, error) {
+	var out []string
+	for _, o := range objs {
+		b, ok := baselines[o.key]
+		if !ok {
+			continue
+		}
+		m, err := unstructuredOf(o)
+		if err != nil {
+			return nil, err
+		}
+		paths, err := ty.Diff(b, m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.key, err)
+		}
+		for _, p := range paths {
+			out = append(out, o.key+" "+p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func readBaselines(ctx context.Context, p privateGetter, diags *diag.Diagnostics) map[string]drift.Baseline {
+	var out map[string]drift.Baseline
+	readPrivate(ctx, p, privateBaselines, &out, diags)
+	return out
+}
+
+func recordBaselines(ctx context.Context, p privateState, b map[string]drift.Baseline, diags *diag.Diagnostics) {
+	writePrivate(ctx, p, privateBaselines, b, diags)
+}
+
+// driftAttribute is the `drift` attribute every resource that writes Kubernetes objects has; repair says what the
+// plan does about it.
+func driftAttribute(what, repair string) schema.ListAttribute {
+	return schema.ListAttribute{
+		Computed:    true,
+		ElementType: types.StringType,
+		MarkdownDescription: "Every field of " + what + " that the last apply set and that differs on the live object now, as `Kind/name .path` " +
+			"(the path in structured-merge-diff's notation, e.g. `ClusterQueue/cluster-queue .spec.stopPolicy`): changed, removed, or, in a list or map " +
+			"the API replaces whole (tolerations, node selectors), added to, by kubectl, Helm or any other writer. " +
+			"Lists keyed by name (containers, flavors, resources) are compared item by item, so another writer's extra item is not drift. " +
+			"What Kueue and KubeRay add on purpose is not drift (the admitted flavor's node labels and tolerations, its admission checks' pod-set updates, the suspend Kueue lifts). " +
+			"A non-empty list " + repair + "; it is empty after each apply.",
+	}
+}
+
+// driftList is the attribute value of the drifted paths.
+func driftList(paths []string) types.List {
+	vals := make([]attr.Value, len(paths))
+	for i, p := range paths {
+		vals[i] = types.StringValue(p)
+	}
+	return types.ListValueMust(types.StringType, vals)
+}
+
+// planDriftRepair plans `drift` empty: a refresh that found drift then plans the apply that writes it back. It
+// reports whether the state had any.
+func planDriftRepair(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) bool {
+	var was types.List
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("drift"), &was)...)
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("drift"), driftList(nil))...)
+	return len(was.Elements()) > 0
+}
+
+// sameDrift says whether two drift lists name the same paths.
+func sameDrift(a []string, b types.List) bool {
+	var have []string
+	for _, e := range b.Elements() {
+		if s, ok := e.(types.String); ok {
+			have = append(have, s.ValueString())
+		}
+	}
+	return slices.Equal(a, have)
+}
