@@ -125,6 +125,10 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		Delay    string `json:"delay"`
 		Mode     string `json:"mode"`
 		Cluster  string `json:"cluster"`
+		// edit's
+		Name  string          `json:"name"`
+		Field string          `json:"field"`
+		Value json.RawMessage `json:"value"`
 	}
 	if r.Method == http.MethodPost {
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil && err.Error() != "EOF" {
@@ -185,6 +189,11 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, d := range sims {
 			d.SetMode(DWSMode(body.Mode), delay)
+		}
+	case "edit":
+		if err := s.Edit(body.Name, body.Field, body.Value); err != nil {
+			writeError(w, invalid("edit: %v", err))
+			return
 		}
 	case "operations:settle":
 		s.Settle()

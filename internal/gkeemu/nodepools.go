@@ -270,6 +270,18 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 		surge := containerpb.NodePoolUpdateStrategy_SURGE
 		np.UpgradeSettings.Strategy = &surge
 	}
+	if flexOrQueued {
+		shortLived(np)
+	}
+}
+
+// shortLived gives a flex-start or queued pool the upgrade strategy GKE gives it whatever the request asked: a node
+// of such a pool is never upgraded in place or surged, it is replaced when it next comes up (NodePoolUpdateStrategy
+// SHORT_LIVED, "the dedicated upgrade strategy for QueuedProvisioning and flex start nodepools"; "For nodes that use
+// Flex-start VMs, GKE uses short-lived upgrades", GKE docs, concepts/node-pool-upgrade-strategies).
+func shortLived(np *containerpb.NodePool) {
+	strategy := containerpb.NodePoolUpdateStrategy_SHORT_LIVED
+	np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{Strategy: &strategy}
 }
 
 func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
@@ -481,7 +493,12 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 		set(req.Taints != nil, func() { cfg.Taints = req.Taints.GetTaints() })
 		set(req.Tags != nil, func() { cfg.Tags = req.Tags.GetTags() })
 		set(req.GcfsConfig != nil, func() { cfg.GcfsConfig = req.GcfsConfig })
-		set(req.UpgradeSettings != nil, func() { np.UpgradeSettings = req.UpgradeSettings })
+		set(req.UpgradeSettings != nil, func() {
+			np.UpgradeSettings = req.UpgradeSettings
+			if cfg.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled() {
+				shortLived(np)
+			}
+		})
 		set(len(req.Locations) > 0, func() { np.Locations = req.Locations })
 		set(req.MachineType != "", func() { cfg.MachineType = req.MachineType })
 		set(req.DiskSizeGb != 0, func() { cfg.DiskSizeGb = int32(req.DiskSizeGb) })

@@ -250,3 +250,90 @@ func TestHandleAdmin(t *testing.T) {
 		t.Errorf("GET faults beside it: %v %v", err, resp)
 	}
 }
+
+// A flex-start or queued pool gets GKE's short-lived upgrades whatever the request asked; other pools keep surge.
+func TestUpgradeStrategy(t *testing.T) {
+	h := newHarness(t, 0)
+	h.cluster()
+	onDemand := `{"nodePool":{"name":"on-demand","initialNodeCount":0,"upgradeSettings":{"maxSurge":1},
+ "autoscaling":{"enabled":true,"minNodeCount":0,"maxNodeCount":4},
+ "config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x4"}}}`
+	dws := strings.Replace(tutorialDWS, `"initialNodeCount":0,`, `"initialNodeCount":0,"upgradeSettings":{"maxSurge":1},`, 1)
+	for _, body := range []string{onDemand, dws} {
+		if code, resp := h.do("POST", loc+"/clusters/c/nodePools", body); code != 200 {
+			t.Fatalf("create pool: %d %v", code, resp)
+		}
+		h.emu.Settle()
+	}
+	cases := map[string]map[string]any{
+		"on-demand": {"maxSurge": float64(1), "strategy": "SURGE"},
+		"dws-pool":  {"strategy": "SHORT_LIVED"},
+	}
+	for pool, want := range cases {
+		_, got := h.do("GET", loc+"/clusters/c/nodePools/"+pool, "")
+		if diff := cmp.Diff(want, got["upgradeSettings"]); diff != "" {
+			t.Errorf("%s upgradeSettings (-want +got):\n%s", pool, diff)
+		}
+	}
+	code, op := h.do("PUT", loc+"/clusters/c/nodePools/dws-pool", `{"upgradeSettings":{"maxSurge":2,"strategy":"SURGE"}}`)
+	if code != 200 {
+		t.Fatalf("update pool: %d %v", code, op)
+	}
+	h.emu.Settle()
+	if _, got := h.do("GET", loc+"/clusters/c/nodePools/dws-pool", ""); got["upgradeSettings"].(map[string]any)["strategy"] != "SHORT_LIVED" {
+		t.Errorf("after an update asking for surge: %v, want SHORT_LIVED kept", got["upgradeSettings"])
+	}
+}
+
+// An edit by field path changes the stored pool or cluster as another writer would; a wrong path or value is refused.
+func TestEditOverHTTP(t *testing.T) {
+	h := newHarness(t, 0)
+	h.cluster()
+	if code, resp := h.do("POST", loc+"/clusters/c/nodePools", tutorialDWS); code != 200 {
+		t.Fatalf("create pool: %d %v", code, resp)
+	}
+	h.emu.Settle()
+	pool := "projects/p/locations/us-east5-b/clusters/c/nodePools/dws-pool"
+	edit := func(name, field, value string) int {
+		t.Helper()
+		body := fmt.Sprintf(`{"name":%q,"field":%q,"value":%s}`, name, field, value)
+		resp, err := http.Post(h.srv.URL+"/emulator/v1/edit", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, e := range []struct{ field, value string }{
+		{"config.machineType", `"ct6e-standard-8t"`},
+		{"autoscaling.maxNodeCount", `8`},
+		{"config.oauthScopes", `["x"]`},
+		{"queuedProvisioning", `null`},
+	} {
+		if code := edit(pool, e.field, e.value); code != 204 {
+			t.Errorf("edit %s: %d, want 204", e.field, code)
+		}
+	}
+	_, got := h.do("GET", loc+"/clusters/c/nodePools/dws-pool", "")
+	cfg := got["config"].(map[string]any)
+	if cfg["machineType"] != "ct6e-standard-8t" || got["autoscaling"].(map[string]any)["maxNodeCount"] != float64(8) ||
+		fmt.Sprint(cfg["oauthScopes"]) != "[x]" || got["queuedProvisioning"] != nil || got["status"] != "RUNNING" {
+		t.Errorf("edited pool = %v", got)
+	}
+	if code := edit("projects/p/locations/us-east5-b/clusters/c", "description", `"by hand"`); code != 204 {
+		t.Errorf("edit cluster: %d", code)
+	}
+	if _, c := h.do("GET", loc+"/clusters/c", ""); c["description"] != "by hand" || len(c["nodePools"].([]any)) != 2 {
+		t.Errorf("edited cluster = %v, want its description set and its two pools kept", c)
+	}
+	for _, bad := range []struct{ name, field, value string }{
+		{pool, "config.noSuchField", `1`},
+		{pool, "autoscaling.maxNodeCount", `"eight"`},
+		{pool + "x", "name", `"y"`},
+		{"projects/p/locations/us-east5-b/clusters/c", "nodePools", `[]`},
+	} {
+		if code := edit(bad.name, bad.field, bad.value); code != 400 {
+			t.Errorf("edit %s %s = %s: %d, want 400", bad.name, bad.field, bad.value, code)
+		}
+	}
+}
