@@ -267,17 +267,32 @@ func TestAccDrift_rayJobGenerated(t *testing.T) {
 	tf.mustRun("destroy", "-auto-approve", "-input=false")
 }
 
-// stateBaseline is the baseline the provider kept for an object in its private state (terraform.tfstate holds each
-// instance's private state, base64), when there is one: the fields its write set, which the live managedFields no
-// longer show once Kueue has taken some over.
+// stateBaseline is the baseline the provider kept for an object in its private state, when there is one: the fields
+// its write set, which the live managedFields no longer show once Kueue has taken some over.
 func stateBaseline(t *testing.T, tf *tfRun, kind, ns, name string) (drift.Baseline, bool) {
 	t.Helper()
 	key := kind + "/" + name
 	if ns != "" {
 		key = kind + "/" + ns + "/" + name
 	}
-	st := readState(t, tf.dir)
-	resources, _ := st["resources"].([]any)
+	for _, raw := range privateRecords(t, tf, privateBaselines) {
+		var all map[string]drift.Baseline
+		if json.Unmarshal(raw, &all) != nil {
+			continue
+		}
+		if b, ok := all[key]; ok {
+			return b, true
+		}
+	}
+	return drift.Baseline{}, false
+}
+
+// privateRecords are the records every resource instance keeps under key in its private state (terraform.tfstate
+// holds each instance's private state, base64).
+func privateRecords(t *testing.T, tf *tfRun, key string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	resources, _ := readState(t, tf.dir)["resources"].([]any)
 	for _, r := range resources {
 		instances, _ := r.(map[string]any)["instances"].([]any)
 		for _, in := range instances {
@@ -287,17 +302,10 @@ func stateBaseline(t *testing.T, tf *tfRun, kind, ns, name string) (drift.Baseli
 				continue
 			}
 			var keys map[string][]byte
-			if json.Unmarshal(raw, &keys) != nil {
-				continue
-			}
-			var all map[string]drift.Baseline
-			if json.Unmarshal(keys[privateBaselines], &all) != nil {
-				continue
-			}
-			if b, ok := all[key]; ok {
-				return b, true
+			if json.Unmarshal(raw, &keys) == nil && len(keys[key]) > 0 {
+				out = append(out, keys[key])
 			}
 		}
 	}
-	return drift.Baseline{}, false
+	return out
 }

@@ -21,10 +21,12 @@ type poolPairModel struct {
 	MinNodes    types.Int64  `tfsdk:"min_nodes"`
 	MaxNodes    types.Int64  `tfsdk:"max_nodes"`
 	// ComputeClass is the GKE ComputeClass both pools joined (its node label and taint), null for none.
-	ComputeClass types.String   `tfsdk:"compute_class"`
-	OnDemand     types.Object   `tfsdk:"on_demand"`
-	FlexStart    types.Object   `tfsdk:"flex_start"`
-	Timeouts     timeouts.Value `tfsdk:"timeouts"`
+	ComputeClass types.String `tfsdk:"compute_class"`
+	OnDemand     types.Object `tfsdk:"on_demand"`
+	FlexStart    types.Object `tfsdk:"flex_start"`
+	// Drift names each field of either pool that differs from what the last apply made of it.
+	Drift    types.List     `tfsdk:"drift"`
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 // pairModel is what a kind of pool pair (TPU, GPU) adds to the shared attributes and CRUD.
@@ -347,24 +349,31 @@ func poolPairID(c clusterRef, onDemand, flex string) string {
 	return fmt.Sprintf("%s/nodePools/%s,%s", c, onDemand, flex)
 }
 
-// flattenPair sets st from GKE's view of the two pools. The shared attributes come from whichever pool exists; where
-// one pool's autoscaling bounds differ from state (changed by hand), that pool's value is read, whichever pool it is,
-// so the drift shows in the plan; the apply then sets only the pools that differ.
+// flattenPair sets st from GKE's view of the two pools. Each shared attribute is compared with state pool by pool:
+// where one pool differs (changed by hand), that pool's value is read, whichever pool it is, so that a pool that
+// matches state never hides one that does not; `drift` names the pool. The apply then sets only the pools that differ.
 func flattenPair(m pairModel, ref clusterRef, onDemand, flex *containerpb.NodePool) {
 	st := m.pair()
 	st.Project, st.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
 	st.OnDemand = flattenNodePool(onDemandRole, onDemand, m.liveLabels(onDemand))
 	st.FlexStart = flattenNodePool(flexStartRole, flex, m.liveLabels(flex))
 	minN, maxN, class := st.MinNodes, st.MaxNodes, st.ComputeClass
+	machineType, kindFrom := st.MachineType, onDemand
+	if kindFrom == nil {
+		kindFrom = flex
+	}
 	drifted := func(was types.Int64, live int64) bool { return was.IsNull() || was.ValueInt64() != live }
-	for _, np := range []*containerpb.NodePool{onDemand, flex} {
+	for i, np := range []*containerpb.NodePool{onDemand, flex} {
 		if np == nil {
 			continue
 		}
-		st.MachineType = types.StringValue(np.GetConfig().GetMachineType())
-		m.flattenKind(np)
+		if mt := types.StringValue(np.GetConfig().GetMachineType()); !mt.Equal(st.MachineType) {
+			machineType = mt
+		}
+		if !kindMatches(poolRoles[i], m, np) {
+			kindFrom = np
+		}
 		lo, hi := poolBounds(np.GetAutoscaling())
-		// Compared with state, not with the other pool: a pool that matches state must not hide one that does not.
 		if drifted(st.MinNodes, lo) {
 			minN = types.Int64Value(lo)
 		}
@@ -375,7 +384,10 @@ func flattenPair(m pairModel, ref clusterRef, onDemand, flex *containerpb.NodePo
 			class = live
 		}
 	}
-	st.MinNodes, st.MaxNodes, st.ComputeClass = minN, maxN, class
+	st.MinNodes, st.MaxNodes, st.ComputeClass, st.MachineType = minN, maxN, class, machineType
+	if kindFrom != nil {
+		m.flattenKind(kindFrom)
+	}
 	m.derive()
 }
 
@@ -404,4 +416,11 @@ func incompatible(role poolRole, m pairModel, have, want *containerpb.NodePool) 
 		return fmt.Sprintf("is in ComputeClass %s, not %s", orNoClass(poolClass(have)), orNoClass(poolClass(want)))
 	}
 	return m.incompatible(have, want)
+}
+
+// kindMatches says whether a live pool has the kind's defining settings (TPU slice, GPUs) as the state has them.
+func kindMatches(role poolRole, m pairModel, np *containerpb.NodePool) bool {
+	want := &containerpb.NodePool{Config: &containerpb.NodeConfig{}, Autoscaling: &containerpb.NodePoolAutoscaling{}, Management: &containerpb.NodeManagement{}}
+	m.expandKind(role, want)
+	return m.incompatible(np, want) == ""
 }

@@ -3,9 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -80,6 +83,7 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 		role.set(P(&st).pair(), flattenNodePool(role, np, P(&st).liveLabels(np)))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	}
+	recordPoolBaselines(ctx, resp.Private, P(&plan), &resp.Diagnostics)
 }
 
 func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -113,8 +117,42 @@ func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequ
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	baselines := readPoolBaselines(ctx, req.Private, &resp.Diagnostics)
+	// A pool with no baseline (imported, or applied by 0.1.x) is compared with what its state says the apply made,
+	// and, once state is read from the pools (an import), with what an apply of that would make.
+	missing := recordMissing(baselines, P(&st), onDemand, flex)
 	flattenPair(P(&st), ref, pools[onDemand], pools[flex])
+	missing = recordMissing(baselines, P(&st), onDemand, flex) || missing
+	if missing {
+		writePoolBaselines(ctx, resp.Private, baselines, &resp.Diagnostics)
+	}
+	P(&st).pair().Drift = driftList(poolDrift(baselines, pools[onDemand], pools[flex]))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+// recordMissing fills in the baseline of each pool of the pair that has none from m, and says whether it did.
+func recordMissing(baselines map[string]*containerpb.NodePool, m pairModel, names ...string) bool {
+	added := false
+	for i, role := range poolRoles {
+		if baselines[names[i]] != nil {
+			continue
+		}
+		if want, ok := wantedPool(role, m); ok && want.GetName() == names[i] {
+			baselines[names[i]], added = want, true
+		}
+	}
+	return added
+}
+
+// recordPoolBaselines keeps, for Read to compare with, what the apply made of each pool of the plan.
+func recordPoolBaselines(ctx context.Context, p privateState, m pairModel, diags *diag.Diagnostics) {
+	baselines := map[string]*containerpb.NodePool{}
+	for _, role := range poolRoles {
+		if want, ok := wantedPool(role, m); ok {
+			baselines[want.GetName()] = want
+		}
+	}
+	writePoolBaselines(ctx, p, baselines, diags)
 }
 
 func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -157,7 +195,8 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 	for _, role := range poolRoles {
 		want, _ := role.decodePool(role.get(plan))
 		have := pools[names[role]]
-		if have != nil && !needsReplacement(role, have, want) {
+		// A field changed by hand that GKE sets only on a new pool (drift) recreates that pool, as a name does.
+		if have != nil && !needsReplacement(role, have, want) && len(recreated(gkeMakes(expandNodePool(role, want, P(&planM))), have)) == 0 {
 			continue
 		}
 		if have != nil {
@@ -216,8 +255,14 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 		}
 	}
 	st.ComputeClass = plan.ComputeClass
+	if err := repairInPlace(ctx, client, ref, names, P(&planM)); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("repairing %s node pools changed by hand", r.kind.noun), err.Error())
+		return
+	}
 	r.refresh(ctx, client, ref, P(&stM), &resp.Diagnostics)
+	st.Drift = driftList(nil)
 	save()
+	recordPoolBaselines(ctx, resp.Private, P(&planM), &resp.Diagnostics)
 }
 
 func (r *poolPairResource[M, P]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -274,6 +319,7 @@ func (r *poolPairResource[M, P]) ImportState(ctx context.Context, req resource.I
 		ComputeClass: types.StringNull(),
 		OnDemand:     types.ObjectNull(onDemandRole.attrTypes()),
 		FlexStart:    types.ObjectNull(flexStartRole.attrTypes()),
+		Drift:        types.ListNull(types.StringType),
 		Timeouts:     timeoutsNull(),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
@@ -297,12 +343,12 @@ func (r *poolPairResource[M, P]) ValidateConfig(ctx context.Context, req resourc
 			fmt.Sprintf("on_demand and flex_start are two node pools and need different names; both are %q.", od.Name.ValueString()))
 	}
 	if fxOK && known(m.ComputeClass) && !fx.Provisioning.IsUnknown() && fx.Provisioning.ValueString() != provisioningUnqueued {
-		mode := fx.Provisioning.ValueString()
-		if mode == "" {
-			mode = provisioningFlexStart + `" (the default`
+		mode := strconv.Quote(fx.Provisioning.ValueString())
+		if fx.Provisioning.ValueString() == "" {
+			mode = strconv.Quote(provisioningFlexStart) + " (the default)"
 		}
 		resp.Diagnostics.AddAttributeError(path.Root("compute_class"), "A queued-provisioning pool cannot serve a ComputeClass",
-			fmt.Sprintf("compute_class puts both pools in ComputeClass %q, but flex_start.provisioning is %q): the cluster autoscaler "+
+			fmt.Sprintf("compute_class puts both pools in ComputeClass %q, but flex_start.provisioning is %s: the cluster autoscaler "+
 				"grows a queued-provisioning pool only for a ProvisioningRequest, never for a class's pods, and the class's taint would "+
 				"keep the ProvisioningRequest's pods off it. Set flex_start.provisioning = %q, or leave compute_class out and fall back "+
 				"through Kueue's flavors.", m.ComputeClass.ValueString(), mode, provisioningUnqueued))
@@ -339,7 +385,12 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 		prior = P(&priorM).pair()
 	}
 	P(&planM).derive()
-	changed := prior != nil && !planEqualsState(req.Plan, req.State)
+	// Drift is repaired by the apply, and is empty after it.
+	plan.Drift = driftList(nil)
+	changed := prior != nil && (!planEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0)
+	if prior != nil {
+		warnRecreated(prior.Drift, &resp.Diagnostics)
+	}
 	// A pool object not known yet (a module variable) leaves its name, and so the id, unknown.
 	names := [2]types.String{types.StringUnknown(), types.StringUnknown()}
 	for i, role := range poolRoles {
@@ -387,4 +438,27 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 		plan.ID = types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &planM)...)
+}
+
+// warnRecreated says which pool the apply deletes and creates again to repair its drift, and why.
+func warnRecreated(drift types.List, diags *diag.Diagnostics) {
+	fields := map[string][]string{}
+	var pools []string
+	for _, e := range drift.Elements() {
+		s, _ := e.(types.String)
+		obj, field, ok := strings.Cut(s.ValueString(), " .")
+		pool, isPool := strings.CutPrefix(obj, "NodePool/")
+		if !ok || !isPool || inPlace(field) || readByPair(field) {
+			continue
+		}
+		if fields[pool] == nil {
+			pools = append(pools, pool)
+		}
+		fields[pool] = append(fields[pool], field)
+	}
+	for _, pool := range pools {
+		diags.AddWarning(fmt.Sprintf("Node pool %s will be replaced", pool), fmt.Sprintf("Node pool %s differs from what the provider made in %s, "+
+			"which GKE sets only on a new pool: the apply deletes it and creates it again (its nodes go with it); the other pool is kept.",
+			pool, strings.Join(fields[pool], ", ")))
+	}
 }

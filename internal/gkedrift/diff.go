@@ -1,0 +1,94 @@
+// Package gkedrift compares a GKE object with the request that made it: every field the request sets, at any depth,
+// in GKE's JSON field names. It knows nothing of Terraform.
+package gkedrift
+
+import (
+	"sort"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Diff names each field that want sets and have holds otherwise ("config.machineType",
+// "placementPolicy.tpuTopology"), sorted. A message field is compared field by field; a list or a map is compared
+// whole, as GKE's updates replace them whole (labels, taints, oauth scopes). Fields want leaves unset are GKE's to
+// fill and are not compared.
+func Diff(want, have proto.Message) []string {
+	var out []string
+	diff(want.ProtoReflect(), have.ProtoReflect(), "", &out)
+	sort.Strings(out)
+	return out
+}
+
+func diff(want, have protoreflect.Message, prefix string, out *[]string) {
+	want.Range(func(fd protoreflect.FieldDescriptor, w protoreflect.Value) bool {
+		path := prefix + fd.JSONName()
+		if fd.Message() != nil && !fd.IsList() && !fd.IsMap() {
+			if !have.Has(fd) {
+				*out = append(*out, path)
+				return true
+			}
+			diff(w.Message(), have.Get(fd).Message(), path+".", out)
+			return true
+		}
+		if !have.Has(fd) || !equal(fd, w, have.Get(fd)) {
+			*out = append(*out, path)
+		}
+		return true
+	})
+}
+
+// equal compares two values of one field: proto.Equal's rules, for a field rather than a message.
+func equal(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
+	switch {
+	case fd.IsList():
+		la, lb := a.List(), b.List()
+		if la.Len() != lb.Len() {
+			return false
+		}
+		for i := range la.Len() {
+			if !scalarOrMessageEqual(fd, la.Get(i), lb.Get(i)) {
+				return false
+			}
+		}
+		return true
+	case fd.IsMap():
+		ma, mb := a.Map(), b.Map()
+		if ma.Len() != mb.Len() {
+			return false
+		}
+		same := true
+		ma.Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
+			same = mb.Has(k) && scalarOrMessageEqual(fd.MapValue(), v, mb.Get(k))
+			return same
+		})
+		return same
+	}
+	return scalarOrMessageEqual(fd, a, b)
+}
+
+func scalarOrMessageEqual(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
+	if fd.Message() != nil {
+		return proto.Equal(a.Message().Interface(), b.Message().Interface())
+	}
+	return a.Equal(b)
+}
+
+// Leaves names every field m sets that Diff compares as one: scalars, and lists and maps whole, at any depth.
+func Leaves(m proto.Message) []string {
+	var out []string
+	var walk func(protoreflect.Message, string)
+	walk = func(m protoreflect.Message, prefix string) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			if fd.Message() != nil && !fd.IsList() && !fd.IsMap() {
+				walk(v.Message(), prefix+fd.JSONName()+".")
+				return true
+			}
+			out = append(out, prefix+fd.JSONName())
+			return true
+		})
+	}
+	walk(m.ProtoReflect(), "")
+	sort.Strings(out)
+	return out
+}

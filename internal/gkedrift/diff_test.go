@@ -1,0 +1,63 @@
+package gkedrift
+
+import (
+	"testing"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
+)
+
+func pool() *containerpb.NodePool {
+	flex := true
+	return &containerpb.NodePool{
+		Name:            "dws-pool",
+		Autoscaling:     &containerpb.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 4},
+		Config:          &containerpb.NodeConfig{MachineType: "ct6e-standard-4t", FlexStart: &flex, OauthScopes: []string{"a", "b"}, Labels: map[string]string{"k": "v"}},
+		PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"},
+	}
+}
+
+func TestDiff(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*containerpb.NodePool)
+		want []string
+	}{
+		{"same", func(*containerpb.NodePool) {}, nil},
+		{"what GKE fills is not compared", func(np *containerpb.NodePool) {
+			np.Status, np.Config.DiskSizeGb = containerpb.NodePool_RUNNING, 100
+			np.Autoscaling.LocationPolicy = containerpb.NodePoolAutoscaling_ANY
+			np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{MaxSurge: 1}
+		}, nil},
+		{"scalar", func(np *containerpb.NodePool) { np.Config.MachineType = "ct5p-hightpu-4t" }, []string{"config.machineType"}},
+		{"scalar set to its zero", func(np *containerpb.NodePool) { np.Autoscaling.MaxNodeCount = 0 }, []string{"autoscaling.maxNodeCount"}},
+		{"optional false", func(np *containerpb.NodePool) { f := false; np.Config.FlexStart = &f }, []string{"config.flexStart"}},
+		{"optional unset", func(np *containerpb.NodePool) { np.Config.FlexStart = nil }, []string{"config.flexStart"}},
+		{"message removed", func(np *containerpb.NodePool) { np.PlacementPolicy = nil }, []string{"placementPolicy"}},
+		{"list item added", func(np *containerpb.NodePool) { np.Config.OauthScopes = append(np.Config.OauthScopes, "c") }, []string{"config.oauthScopes"}},
+		{"list reordered", func(np *containerpb.NodePool) { np.Config.OauthScopes = []string{"b", "a"} }, []string{"config.oauthScopes"}},
+		{"map key added", func(np *containerpb.NodePool) { np.Config.Labels["x"] = "y" }, []string{"config.labels"}},
+		{"map value changed", func(np *containerpb.NodePool) { np.Config.Labels["k"] = "w" }, []string{"config.labels"}},
+		{"two at once", func(np *containerpb.NodePool) {
+			np.Name, np.PlacementPolicy.TpuTopology = "other", "2x4"
+		}, []string{"name", "placementPolicy.tpuTopology"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			have := proto.Clone(pool()).(*containerpb.NodePool)
+			c.edit(have)
+			if diff := cmp.Diff(c.want, Diff(pool(), have)); diff != "" {
+				t.Errorf("Diff (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLeaves(t *testing.T) {
+	want := []string{"autoscaling.enabled", "autoscaling.maxNodeCount", "config.flexStart", "config.labels", "config.machineType",
+		"config.oauthScopes", "name", "placementPolicy.tpuTopology"}
+	if diff := cmp.Diff(want, Leaves(pool())); diff != "" {
+		t.Errorf("Leaves (-want +got):\n%s", diff)
+	}
+}

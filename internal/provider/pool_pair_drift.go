@@ -1,0 +1,161 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
+)
+
+// privatePoolBaselines keeps, per pool name, the pool the provider's last apply asked GKE for (as GKE makes it): Read
+// compares each live pool with it, field by field, whatever the pair's shared attributes say now.
+const privatePoolBaselines = "pool_baselines"
+
+// gkeMakes is the pool GKE makes of a create request np: the request, but for what GKE decides whatever was asked.
+// A flex-start or queued pool gets the short-lived upgrade strategy, never surge (API reference,
+// NodePoolUpdateStrategy: "SHORT_LIVED is the dedicated upgrade strategy for QueuedProvisioning and flex start
+// nodepools"; GKE docs, concepts/node-pool-upgrade-strategies: "For nodes that use Flex-start VMs, GKE uses
+// short-lived upgrades").
+func gkeMakes(np *containerpb.NodePool) *containerpb.NodePool {
+	np, _ = proto.Clone(np).(*containerpb.NodePool)
+	if np.GetConfig().GetFlexStart() || np.GetQueuedProvisioning().GetEnabled() {
+		strategy := containerpb.NodePoolUpdateStrategy_SHORT_LIVED
+		np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{Strategy: &strategy}
+	}
+	return np
+}
+
+// wantedPool is what the pair's apply makes of role's pool, as GKE makes it.
+func wantedPool(role poolRole, m pairModel) (*containerpb.NodePool, bool) {
+	p, ok := role.decodePool(role.get(m.pair()))
+	if !ok || !known(m.pair().MachineType) {
+		return nil, false
+	}
+	return gkeMakes(expandNodePool(role, p, m)), true
+}
+
+// poolDrift names each field of a live pool that differs from what the last apply made of it, as
+// "NodePool/NAME .path" in GKE's field names, so that the plan says which of the two pools differs.
+func poolDrift(baselines map[string]*containerpb.NodePool, live ...*containerpb.NodePool) []string {
+	var out []string
+	for _, np := range live {
+		base := baselines[np.GetName()]
+		if np == nil || base == nil {
+			continue
+		}
+		for _, p := range gkedrift.Diff(base, np) {
+			out = append(out, "NodePool/"+np.GetName()+" ."+p)
+		}
+	}
+	return out
+}
+
+// inPlaceFields are the fields of a pool GKE changes without recreating it, each by the call Update repairs it with.
+var inPlaceFields = []string{"autoscaling", "management", "upgradeSettings", "config.labels", "config.taints"}
+
+func inPlace(path string) bool { return underAny(path, inPlaceFields...) }
+
+// underAny says whether path is one of fields or inside one.
+func underAny(path string, fields ...string) bool {
+	return slices.ContainsFunc(fields, func(f string) bool { return path == f || strings.HasPrefix(path, f+".") })
+}
+
+// pairFields are the fields the pair's own attributes read back (machine_type, tpu_topology, placement_policy, the
+// GPUs): a hand change of one shows as a change of that attribute, which replaces both pools.
+var pairFields = []string{"config.machineType", "placementPolicy", "config.accelerators"}
+
+func readByPair(path string) bool { return underAny(path, pairFields...) }
+
+// recreated names the fields of have that differ from want and that only a new pool can set.
+func recreated(want, have *containerpb.NodePool) []string {
+	var out []string
+	for _, p := range gkedrift.Diff(want, have) {
+		if !inPlace(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func readPoolBaselines(ctx context.Context, p privateGetter, diags *diag.Diagnostics) map[string]*containerpb.NodePool {
+	var raw map[string]json.RawMessage
+	readPrivate(ctx, p, privatePoolBaselines, &raw, diags)
+	out := map[string]*containerpb.NodePool{}
+	for name, b := range raw {
+		np := &containerpb.NodePool{}
+		if protojson.Unmarshal(b, np) == nil {
+			out[name] = np
+		}
+	}
+	return out
+}
+
+func writePoolBaselines(ctx context.Context, p privateState, baselines map[string]*containerpb.NodePool, diags *diag.Diagnostics) {
+	raw := map[string]json.RawMessage{}
+	for name, np := range baselines {
+		if b, err := protojson.Marshal(np); err == nil {
+			raw[name] = b
+		}
+	}
+	writePrivate(ctx, p, privatePoolBaselines, raw, diags)
+}
+
+// repairInPlace sets again, on each pool of the pair, the fields GKE changes in place that differ from what the apply
+// makes of m: autoscaling, management, upgrade settings, node labels and taints, each with the call that sets it.
+func repairInPlace(ctx context.Context, client *gke.Client, ref clusterRef, names map[poolRole]string, m pairModel) error {
+	pools, err := listPools(ctx, client, ref)
+	if err != nil {
+		return err
+	}
+	for _, role := range poolRoles {
+		want, ok := wantedPool(role, m)
+		have := pools[names[role]]
+		if !ok || have == nil {
+			continue
+		}
+		diff := gkedrift.Diff(want, have)
+		differs := func(field string) bool {
+			return slices.ContainsFunc(diff, func(p string) bool { return underAny(p, field) })
+		}
+		name := ref.String() + "/nodePools/" + have.GetName()
+		var calls []func(context.Context) (*containerpb.Operation, error)
+		if differs("autoscaling") {
+			calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
+				return client.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: name, Autoscaling: want.GetAutoscaling()})
+			})
+		}
+		if differs("management") {
+			calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
+				return client.API().SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: name, Management: want.GetManagement()})
+			})
+		}
+		if differs("upgradeSettings") || differs("config.labels") || differs("config.taints") {
+			u := &containerpb.UpdateNodePoolRequest{Name: name}
+			if differs("upgradeSettings") {
+				u.UpgradeSettings = want.GetUpgradeSettings()
+			}
+			if differs("config.labels") {
+				u.Labels = &containerpb.NodeLabels{Labels: want.GetConfig().GetLabels()}
+			}
+			if differs("config.taints") {
+				u.Taints = &containerpb.NodeTaints{Taints: want.GetConfig().GetTaints()}
+			}
+			calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
+		}
+		for _, call := range calls {
+			if err := client.Mutate(ctx, ref.String(), call, nil); err != nil {
+				return fmt.Errorf("node pool %s: %w", have.GetName(), err)
+			}
+		}
+	}
+	return nil
+}

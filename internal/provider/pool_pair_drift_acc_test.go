@@ -1,0 +1,144 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
+)
+
+// TestAccDrift_poolPairGenerated changes, one at a time, every field of both pools' create requests (as GKE made
+// them, from the provider's private state) on the emulator, as an edit in the console or by another API client
+// would, and requires the plan to name the pool and the field, the apply to repair it (in place, by recreating that
+// pool, or by replacing the pair where the resource replaces), and the plan after to be empty.
+func TestAccDrift_poolPairGenerated(t *testing.T) {
+	t.Parallel() // GKE only, on clusters of their own
+	for _, c := range []struct{ name, extra string }{
+		// The tutorial's pair: plan B with queued provisioning.
+		{"tutorial", ""},
+		// The pair of a ComputeClass: node labels and taints, and plan B without queued provisioning.
+		{"class", `compute_class = "tpu-fallback"` + "\n" + `flex_start = { name = "gd-dws", provisioning = "flex-start-unqueued" }`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ref := createTestCluster(t, "acc-drift-g"+c.name)
+			cfg := pairConfig(ref.Name, "gd-od", "gd-dws", 4)
+			if c.extra != "" {
+				cfg = strings.Replace(cfg, `  flex_start   = { name = "gd-dws" }`, c.extra, 1)
+			}
+			tryPoolDrift(t, ref, newTFRun(t, "provider \"dwsfallback\" {}\n"+cfg), "gd-od", "gd-dws")
+		})
+	}
+}
+
+func tryPoolDrift(t *testing.T, ref clusterRef, tf *tfRun, pools ...string) {
+	t.Helper()
+	tf.mustRun("apply", "-auto-approve", "-input=false")
+	tf.expectEmptyPlan()
+	for _, pool := range pools {
+		base := statePoolBaseline(t, tf, pool)
+		tried, repaired := 0, 0
+		var refused []string
+		for _, field := range gkedrift.Leaves(base) {
+			tried++
+			if field == "name" {
+				refused = append(refused, "name: a pool's name is its identity; GKE renames no pool")
+				continue
+			}
+			value, what := otherValue(t, base, field)
+			if err := emu.Edit(ref.String()+"/nodePools/"+pool, field, value); err != nil {
+				t.Fatalf("%s: editing %s: %v", pool, field, err)
+			}
+			named := "NodePool/" + pool + " ." + field
+			out, code := tf.planExit()
+			if code != 2 || !strings.Contains(out, named) {
+				t.Fatalf("%s %s (%s): the plan should name %q in drift (exit %d):\n%s", pool, field, what, named, code, out)
+			}
+			tf.mustRun("apply", "-auto-approve", "-input=false")
+			if out, code := tf.planExit(); code != 0 {
+				t.Fatalf("%s %s (%s): the plan after the repair is not empty (exit %d):\n%s", pool, field, what, code, out)
+			}
+			if d := gkedrift.Diff(base, testPools(t, ref)[pool]); len(d) > 0 {
+				t.Fatalf("%s %s (%s): after the repair the pool still differs in %v", pool, field, what, d)
+			}
+			repaired++
+		}
+		t.Logf("node pool %s: %d fields of its create request tried, %d planned and repaired, %d refused: %v", pool, tried, repaired, len(refused), refused)
+	}
+	tf.mustRun("destroy", "-auto-approve", "-input=false")
+}
+
+// otherValue is a change of field in the JSON form of np, as another writer would make it: another value of a scalar
+// or an enum, an extra item in a list of strings or a map, a list of messages removed.
+func otherValue(t *testing.T, np *containerpb.NodePool, field string) (json.RawMessage, string) {
+	t.Helper()
+	m := np.ProtoReflect()
+	parts := strings.Split(field, ".")
+	for _, p := range parts[:len(parts)-1] {
+		m = m.Get(m.Descriptor().Fields().ByJSONName(p)).Message()
+	}
+	fd := m.Descriptor().Fields().ByJSONName(parts[len(parts)-1])
+	v := m.Get(fd)
+	var out any
+	var what string
+	switch {
+	case fd.IsMap():
+		extra := map[string]string{"drift-test": "x"}
+		v.Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool { extra[k.String()] = v.String(); return true })
+		out, what = extra, "an extra key"
+	case fd.IsList() && fd.Message() == nil:
+		var items []string
+		for i := range v.List().Len() {
+			items = append(items, v.List().Get(i).String())
+		}
+		out, what = append(items, "drift-test"), "an extra item"
+	case fd.IsList():
+		out, what = []any{}, "removed"
+	case fd.Enum() != nil:
+		values := fd.Enum().Values()
+		for i := range values.Len() {
+			if ev := values.Get(i); ev.Number() != 0 && ev.Number() != v.Enum() {
+				out = string(ev.Name())
+				break
+			}
+		}
+		what = fmt.Sprintf("enum to %v", out)
+	case fd.Kind() == protoreflect.BoolKind:
+		out, what = !v.Bool(), "flipped"
+	case fd.Kind() == protoreflect.StringKind:
+		out, what = v.String()+"-drift", "another string"
+	case fd.Kind() == protoreflect.Int32Kind || fd.Kind() == protoreflect.Int64Kind:
+		out, what = v.Int()+1, "another number"
+	default:
+		t.Fatalf("%s: no change known for a %v", field, fd.Kind())
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, what
+}
+
+// statePoolBaseline is the pool the provider's last apply asked GKE for, from its private state in terraform.tfstate.
+func statePoolBaseline(t *testing.T, tf *tfRun, pool string) *containerpb.NodePool {
+	t.Helper()
+	for _, raw := range privateRecords(t, tf, privatePoolBaselines) {
+		var all map[string]json.RawMessage
+		if json.Unmarshal(raw, &all) != nil || all[pool] == nil {
+			continue
+		}
+		np := &containerpb.NodePool{}
+		if err := protojson.Unmarshal(all[pool], np); err != nil {
+			t.Fatal(err)
+		}
+		return np
+	}
+	t.Fatalf("no baseline of node pool %s in the state's private data", pool)
+	return nil
+}

@@ -1,0 +1,62 @@
+package provider
+
+import (
+	"testing"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"google.golang.org/protobuf/testing/protocmp"
+)
+
+func TestWarnRecreated(t *testing.T) {
+	cases := []struct {
+		name  string
+		drift []string
+		want  []string
+	}{
+		{"none", nil, nil},
+		{"in place only", []string{"NodePool/od .autoscaling.maxNodeCount", "NodePool/od .config.labels", "NodePool/dws .management.autoRepair"}, nil},
+		{"one pool recreated", []string{"NodePool/od .autoscaling.maxNodeCount", "NodePool/dws .config.oauthScopes", "NodePool/dws .config.flexStart"},
+			[]string{"Node pool dws will be replaced"}},
+		{"both, in drift's order", []string{"NodePool/dws .config.oauthScopes", "NodePool/od .config.reservationAffinity.consumeReservationType"},
+			[]string{"Node pool dws will be replaced", "Node pool od will be replaced"}},
+		{"not a pool", []string{"ClusterQueue/q .spec.stopPolicy"}, nil},
+		{"the pair replaces both", []string{"NodePool/od .config.machineType", "NodePool/dws .placementPolicy.tpuTopology"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var diags diag.Diagnostics
+			warnRecreated(driftList(c.drift), &diags)
+			var got []string
+			for _, d := range diags {
+				got = append(got, d.Summary())
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGKEMakes(t *testing.T) {
+	flex, shortLived := true, containerpb.NodePoolUpdateStrategy_SHORT_LIVED
+	surge := &containerpb.NodePool_UpgradeSettings{MaxSurge: 1}
+	short := &containerpb.NodePool_UpgradeSettings{Strategy: &shortLived}
+	for _, c := range []struct {
+		name string
+		np   *containerpb.NodePool
+		want *containerpb.NodePool_UpgradeSettings
+	}{
+		{"on-demand keeps surge", &containerpb.NodePool{Config: &containerpb.NodeConfig{}, UpgradeSettings: surge}, surge},
+		{"flex-start", &containerpb.NodePool{Config: &containerpb.NodeConfig{FlexStart: &flex}, UpgradeSettings: surge}, short},
+		{"queued", &containerpb.NodePool{Config: &containerpb.NodeConfig{}, QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}, UpgradeSettings: surge}, short},
+	} {
+		if diff := cmp.Diff(c.want, gkeMakes(c.np).GetUpgradeSettings(), protocmp.Transform()); diff != "" {
+			t.Errorf("%s: upgrade settings (-want +got):\n%s", c.name, diff)
+		}
+	}
+	if surge.Strategy != nil {
+		t.Error("gkeMakes changed the request it was given")
+	}
+}
