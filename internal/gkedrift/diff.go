@@ -3,6 +3,7 @@
 package gkedrift
 
 import (
+	"slices"
 	"sort"
 
 	"google.golang.org/protobuf/proto"
@@ -11,16 +12,17 @@ import (
 
 // Diff names each field that want sets and have holds otherwise ("config.machineType",
 // "placementPolicy.tpuTopology"), sorted. A message field is compared field by field; a list or a map is compared
-// whole, as GKE's updates replace them whole (labels, taints, oauth scopes). Fields want leaves unset are GKE's to
-// fill and are not compared.
-func Diff(want, have proto.Message) []string {
+// whole, items by proto.Equal, as GKE's updates replace them whole (labels, taints, oauth scopes). A field want leaves
+// unset is GKE's to fill and is not compared, unless it is one of zeros: a field the request means at its zero value
+// (auto-repair off), which proto3 cannot tell from unset.
+func Diff(want, have proto.Message, zeros ...string) []string {
 	var out []string
-	diff(want.ProtoReflect(), have.ProtoReflect(), "", &out)
+	diff(want.ProtoReflect(), have.ProtoReflect(), "", zeros, &out)
 	sort.Strings(out)
 	return out
 }
 
-func diff(want, have protoreflect.Message, prefix string, out *[]string) {
+func diff(want, have protoreflect.Message, prefix string, zeros []string, out *[]string) {
 	want.Range(func(fd protoreflect.FieldDescriptor, w protoreflect.Value) bool {
 		path := prefix + fd.JSONName()
 		if fd.Message() != nil && !fd.IsList() && !fd.IsMap() {
@@ -28,7 +30,7 @@ func diff(want, have protoreflect.Message, prefix string, out *[]string) {
 				*out = append(*out, path)
 				return true
 			}
-			diff(w.Message(), have.Get(fd).Message(), path+".", out)
+			diff(w.Message(), have.Get(fd).Message(), path+".", zeros, out)
 			return true
 		}
 		if !have.Has(fd) || !equal(fd, w, have.Get(fd)) {
@@ -36,6 +38,24 @@ func diff(want, have protoreflect.Message, prefix string, out *[]string) {
 		}
 		return true
 	})
+	for _, fd := range unsetZeros(want, prefix, zeros) {
+		if have.Has(fd) {
+			*out = append(*out, prefix+fd.JSONName())
+		}
+	}
+}
+
+// unsetZeros are the fields of m, under prefix, that m leaves at zero and that zeros names.
+func unsetZeros(m protoreflect.Message, prefix string, zeros []string) []protoreflect.FieldDescriptor {
+	var out []protoreflect.FieldDescriptor
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if !m.Has(fd) && slices.Contains(zeros, prefix+fd.JSONName()) {
+			out = append(out, fd)
+		}
+	}
+	return out
 }
 
 // equal compares two values of one field: proto.Equal's rules, for a field rather than a message.
@@ -74,8 +94,9 @@ func scalarOrMessageEqual(fd protoreflect.FieldDescriptor, a, b protoreflect.Val
 	return a.Equal(b)
 }
 
-// Leaves names every field m sets that Diff compares as one: scalars, and lists and maps whole, at any depth.
-func Leaves(m proto.Message) []string {
+// Leaves names every field m sets, or leaves at a zero that zeros names, that Diff compares as one: scalars, and lists
+// and maps whole, at any depth.
+func Leaves(m proto.Message, zeros ...string) []string {
 	var out []string
 	var walk func(protoreflect.Message, string)
 	walk = func(m protoreflect.Message, prefix string) {
@@ -87,6 +108,9 @@ func Leaves(m proto.Message) []string {
 			out = append(out, prefix+fd.JSONName())
 			return true
 		})
+		for _, fd := range unsetZeros(m, prefix, zeros) {
+			out = append(out, prefix+fd.JSONName())
+		}
 	}
 	walk(m.ProtoReflect(), "")
 	sort.Strings(out)

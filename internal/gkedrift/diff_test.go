@@ -54,6 +54,24 @@ func TestDiff(t *testing.T) {
 	}
 }
 
+// A field the request means at zero (auto-repair off) is compared when named, and only then.
+func TestDiffZeros(t *testing.T) {
+	want := &containerpb.NodePool{Management: &containerpb.NodeManagement{AutoUpgrade: true}}
+	have := &containerpb.NodePool{Management: &containerpb.NodeManagement{AutoUpgrade: true, AutoRepair: true}}
+	if d := Diff(want, have); d != nil {
+		t.Errorf("without zeros: %v, want nothing", d)
+	}
+	if diff := cmp.Diff([]string{"management.autoRepair"}, Diff(want, have, "management.autoRepair")); diff != "" {
+		t.Errorf("with zeros (-want +got):\n%s", diff)
+	}
+	if d := Diff(want, want, "management.autoRepair", "autoscaling.minNodeCount"); d != nil {
+		t.Errorf("same, with zeros: %v", d)
+	}
+	if diff := cmp.Diff([]string{"management.autoRepair", "management.autoUpgrade"}, Leaves(want, "management.autoRepair")); diff != "" {
+		t.Errorf("Leaves with zeros (-want +got):\n%s", diff)
+	}
+}
+
 func TestLeaves(t *testing.T) {
 	want := []string{"autoscaling.enabled", "autoscaling.maxNodeCount", "config.flexStart", "config.labels", "config.machineType",
 		"config.oauthScopes", "name", "placementPolicy.tpuTopology"}

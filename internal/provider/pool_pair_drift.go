@@ -9,6 +9,7 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -20,19 +21,27 @@ import (
 // compares each live pool with it, field by field, whatever the pair's shared attributes say now.
 const privatePoolBaselines = "pool_baselines"
 
-// gkeMakes is the pool GKE makes of a create request np: the request, but for what GKE decides whatever was asked.
-// A flex-start or queued pool gets the short-lived upgrade strategy, never surge (API reference,
-// NodePoolUpdateStrategy: "SHORT_LIVED is the dedicated upgrade strategy for QueuedProvisioning and flex start
-// nodepools"; GKE docs, concepts/node-pool-upgrade-strategies: "For nodes that use Flex-start VMs, GKE uses
-// short-lived upgrades").
+// gkeMakes is the pool GKE makes of a create request np: the request, but for what GKE decides itself. A flex-start
+// or queued pool's upgrades are GKE's (GKE docs, concepts/node-pool-upgrade-strategies: "For nodes that use
+// Flex-start VMs, GKE uses short-lived upgrades"; API reference, NodePoolUpdateStrategy: SHORT_LIVED for queued
+// provisioning and flex-start pools), so its upgrade settings are not compared at all; any other pool's strategy is
+// SURGE when the request leaves it out (NodePoolUpdateStrategy: "GKE internally defaults the update strategy to
+// SURGE for unspecified strategies").
 func gkeMakes(np *containerpb.NodePool) *containerpb.NodePool {
 	np, _ = proto.Clone(np).(*containerpb.NodePool)
-	if np.GetConfig().GetFlexStart() || np.GetQueuedProvisioning().GetEnabled() {
-		strategy := containerpb.NodePoolUpdateStrategy_SHORT_LIVED
-		np.UpgradeSettings = &containerpb.NodePool_UpgradeSettings{Strategy: &strategy}
+	switch {
+	case np.GetConfig().GetFlexStart() || np.GetQueuedProvisioning().GetEnabled():
+		np.UpgradeSettings = nil
+	case np.GetUpgradeSettings() != nil && np.UpgradeSettings.Strategy == nil:
+		surge := containerpb.NodePoolUpdateStrategy_SURGE
+		np.UpgradeSettings.Strategy = &surge
 	}
 	return np
 }
+
+// zeroFields are the fields of a pool's request that mean something at zero: auto-repair or auto-upgrade off (the
+// DWS docs' GPU plan B turns auto-repair off), and a minimum of 0 nodes.
+var zeroFields = []string{"management.autoRepair", "management.autoUpgrade", "autoscaling.minNodeCount", "autoscaling.totalMinNodeCount"}
 
 // wantedPool is what the pair's apply makes of role's pool, as GKE makes it.
 func wantedPool(role poolRole, m pairModel) (*containerpb.NodePool, bool) {
@@ -52,7 +61,7 @@ func poolDrift(baselines map[string]*containerpb.NodePool, live ...*containerpb.
 		if np == nil || base == nil {
 			continue
 		}
-		for _, p := range gkedrift.Diff(base, np) {
+		for _, p := range gkedrift.Diff(base, np, zeroFields...) {
 			out = append(out, "NodePool/"+np.GetName()+" ."+p)
 		}
 	}
@@ -69,21 +78,35 @@ func underAny(path string, fields ...string) bool {
 	return slices.ContainsFunc(fields, func(f string) bool { return path == f || strings.HasPrefix(path, f+".") })
 }
 
-// pairFields are the fields the pair's own attributes read back (machine_type, tpu_topology, placement_policy, the
-// GPUs): a hand change of one shows as a change of that attribute, which replaces both pools.
-var pairFields = []string{"config.machineType", "placementPolicy", "config.accelerators"}
-
-func readByPair(path string) bool { return underAny(path, pairFields...) }
-
-// recreated names the fields of have that differ from want and that only a new pool can set.
-func recreated(want, have *containerpb.NodePool) []string {
+// recreated names the fields of have that differ from want, that only a new pool can set, and that the plan named in
+// drift (so the plan warned that the pool is created again): a difference that arose after the plan waits for the
+// next one.
+func recreated(want, have *containerpb.NodePool, planned map[string][]string) []string {
 	var out []string
-	for _, p := range gkedrift.Diff(want, have) {
-		if !inPlace(p) {
+	for _, p := range gkedrift.Diff(want, have, zeroFields...) {
+		if !inPlace(p) && slices.Contains(planned[have.GetName()], p) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// driftByPool reads a drift list back into each pool's fields.
+func driftByPool(drift types.List) (pools []string, fields map[string][]string) {
+	fields = map[string][]string{}
+	for _, e := range drift.Elements() {
+		s, _ := e.(types.String)
+		obj, field, ok := strings.Cut(s.ValueString(), " .")
+		pool, isPool := strings.CutPrefix(obj, "NodePool/")
+		if !ok || !isPool {
+			continue
+		}
+		if fields[pool] == nil {
+			pools = append(pools, pool)
+		}
+		fields[pool] = append(fields[pool], field)
+	}
+	return pools, fields
 }
 
 func readPoolBaselines(ctx context.Context, p privateGetter, diags *diag.Diagnostics) map[string]*containerpb.NodePool {
@@ -122,7 +145,7 @@ func repairInPlace(ctx context.Context, client *gke.Client, ref clusterRef, name
 		if !ok || have == nil {
 			continue
 		}
-		diff := gkedrift.Diff(want, have)
+		diff := gkedrift.Diff(want, have, zeroFields...)
 		differs := func(field string) bool {
 			return slices.ContainsFunc(diff, func(p string) bool { return underAny(p, field) })
 		}

@@ -19,20 +19,24 @@ import (
 // pool, or by replacing the pair where the resource replaces), and the plan after to be empty.
 func TestAccDrift_poolPairGenerated(t *testing.T) {
 	t.Parallel() // GKE only, on clusters of their own
-	for _, c := range []struct{ name, extra string }{
+	for _, c := range []struct {
+		name   string
+		config func(cluster string) string
+	}{
 		// The tutorial's pair: plan B with queued provisioning.
-		{"tutorial", ""},
+		{"tutorial", func(cluster string) string { return pairConfig(cluster, "od", "dws", 4) }},
 		// The pair of a ComputeClass: node labels and taints, and plan B without queued provisioning.
-		{"class", `compute_class = "tpu-fallback"` + "\n" + `flex_start = { name = "gd-dws", provisioning = "flex-start-unqueued" }`},
+		{"class", func(cluster string) string {
+			return strings.Replace(pairConfig(cluster, "od", "dws", 4), `  flex_start   = { name = "dws" }`,
+				`compute_class = "tpu-fallback"`+"\n"+`flex_start = { name = "dws", provisioning = "flex-start-unqueued" }`, 1)
+		}},
+		// GPUs and their driver; plan B with auto-repair off and autoscaling over all zones, as the DWS docs make it.
+		{"gpu", func(cluster string) string { return gpuPairConfig(cluster, "flex-start") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			ref := createTestCluster(t, "acc-drift-g"+c.name)
-			cfg := pairConfig(ref.Name, "gd-od", "gd-dws", 4)
-			if c.extra != "" {
-				cfg = strings.Replace(cfg, `  flex_start   = { name = "gd-dws" }`, c.extra, 1)
-			}
-			tryPoolDrift(t, ref, newTFRun(t, "provider \"dwsfallback\" {}\n"+cfg), "gd-od", "gd-dws")
+			tryPoolDrift(t, ref, newTFRun(t, "provider \"dwsfallback\" {}\n"+c.config(ref.Name)), "od", "dws")
 		})
 	}
 }
@@ -45,7 +49,7 @@ func tryPoolDrift(t *testing.T, ref clusterRef, tf *tfRun, pools ...string) {
 		base := statePoolBaseline(t, tf, pool)
 		tried, repaired := 0, 0
 		var refused []string
-		for _, field := range gkedrift.Leaves(base) {
+		for _, field := range gkedrift.Leaves(base, zeroFields...) {
 			tried++
 			if field == "name" {
 				refused = append(refused, "name: a pool's name is its identity; GKE renames no pool")
@@ -64,12 +68,12 @@ func tryPoolDrift(t *testing.T, ref clusterRef, tf *tfRun, pools ...string) {
 			if out, code := tf.planExit(); code != 0 {
 				t.Fatalf("%s %s (%s): the plan after the repair is not empty (exit %d):\n%s", pool, field, what, code, out)
 			}
-			if d := gkedrift.Diff(base, testPools(t, ref)[pool]); len(d) > 0 {
+			if d := gkedrift.Diff(base, testPools(t, ref)[pool], zeroFields...); len(d) > 0 {
 				t.Fatalf("%s %s (%s): after the repair the pool still differs in %v", pool, field, what, d)
 			}
 			repaired++
 		}
-		t.Logf("node pool %s: %d fields of its create request tried, %d planned and repaired, %d refused: %v", pool, tried, repaired, len(refused), refused)
+		t.Logf("%s: node pool %s: %d fields of its create request tried, %d planned and repaired, %d refused: %v", t.Name(), pool, tried, repaired, len(refused), refused)
 	}
 	tf.mustRun("destroy", "-auto-approve", "-input=false")
 }

@@ -420,7 +420,8 @@ func incompatible(role poolRole, m pairModel, have, want *containerpb.NodePool) 
 
 // kindMatches says whether a live pool has the kind's defining settings (TPU slice, GPUs) as the state has them.
 func kindMatches(role poolRole, m pairModel, np *containerpb.NodePool) bool {
-	want := &containerpb.NodePool{Config: &containerpb.NodeConfig{}, Autoscaling: &containerpb.NodePoolAutoscaling{}, Management: &containerpb.NodeManagement{}}
+	want := &containerpb.NodePool{Config: &containerpb.NodeConfig{MachineType: m.pair().MachineType.ValueString()},
+		Autoscaling: &containerpb.NodePoolAutoscaling{}, Management: &containerpb.NodeManagement{}}
 	m.expandKind(role, want)
 	return m.incompatible(np, want) == ""
 }

@@ -108,7 +108,7 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 			MarkdownDescription: "Every field of either pool's create request (as GKE makes it) that differs on the live pool now, as `NodePool/NAME .path` " +
 				"in GKE's field names (e.g. `NodePool/dws-pool .config.machineType`), changed in the console, by `gcloud` or any other API client: it names " +
 				"the pool that differs. Lists and maps (OAuth scopes, labels, taints) compare whole. What GKE decides whatever was asked (the " +
-				"short-lived upgrade strategy of a flex-start or queued pool) is not drift. A non-empty list plans an update: autoscaling, " +
+				"upgrade settings of a flex-start or queued pool, whose upgrades are short-lived) is not drift. A non-empty list plans an update: autoscaling, " +
 				"management, upgrade settings, node labels and taints are set in place; any other field only a new pool can set, so that pool " +
 				"(not the other one) is deleted and created again, and the plan warns which. It is empty after each apply.",
 		},

@@ -144,18 +144,7 @@ func TestAccGPUPoolPair_gcloudEquivalence(t *testing.T) {
 			g.Run(cmd...)
 		}
 		fromGcloud := testPools(t, byGcloud)
-		config := func(cluster string) string {
-			return fmt.Sprintf(`
-resource "dwsfallback_gpu_pool_pair" "test" {
-  cluster            = %q
-  machine_type       = "a3-highgpu-8g"
-  gpu_driver_version = "latest"
-  max_nodes          = 4
-  on_demand          = { name = "od" }
-  flex_start         = { name = "dws", provisioning = %q }
-}
-`, cluster, provisioning)
-		}
+		config := func(cluster string) string { return gpuPairConfig(cluster, provisioning) }
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviders,
 			Steps: []resource.TestStep{
@@ -172,4 +161,18 @@ resource "dwsfallback_gpu_pool_pair" "test" {
 			}},
 		})
 	}
+}
+
+// gpuPairConfig is an H100 pair with pools od and dws, plan B provisioned as asked.
+func gpuPairConfig(cluster, provisioning string) string {
+	return fmt.Sprintf(`
+resource "dwsfallback_gpu_pool_pair" "test" {
+  cluster            = %q
+  machine_type       = "a3-highgpu-8g"
+  gpu_driver_version = "latest"
+  max_nodes          = 4
+  on_demand          = { name = "od" }
+  flex_start         = { name = "dws", provisioning = %q }
+}
+`, cluster, provisioning)
 }

@@ -66,6 +66,7 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 	// State is written as each pool comes into being, so that a failure part-way leaves state that names everything
 	// created and a later apply can finish the job.
 	st := plan
+	P(&st).pair().Drift = driftList(nil)
 	for _, role := range poolRoles {
 		role.set(P(&st).pair(), types.ObjectNull(role.attrTypes()))
 	}
@@ -188,6 +189,10 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 	*st = *prior
 	st.Timeouts, st.Cluster = plan.Timeouts, plan.Cluster
 	names := map[poolRole]string{onDemandRole: oldOnDemand, flexStartRole: oldFlex}
+	_, planned := driftByPool(prior.Drift)
+	// From the first change on, Read compares the pools with what this apply makes of them, even if it fails
+	// part-way: what it did not reach yet then shows as drift, and the next apply finishes it.
+	defer recordPoolBaselines(ctx, resp.Private, P(&planM), &resp.Diagnostics)
 	save := func() {
 		st.ID = types.StringValue(poolPairID(ref, names[onDemandRole], names[flexStartRole]))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
@@ -196,7 +201,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 		want, _ := role.decodePool(role.get(plan))
 		have := pools[names[role]]
 		// A field changed by hand that GKE sets only on a new pool (drift) recreates that pool, as a name does.
-		if have != nil && !needsReplacement(role, have, want) && len(recreated(gkeMakes(expandNodePool(role, want, P(&planM))), have)) == 0 {
+		if have != nil && !needsReplacement(role, have, want) && len(recreated(gkeMakes(expandNodePool(role, want, P(&planM))), have, planned)) == 0 {
 			continue
 		}
 		if have != nil {
@@ -262,7 +267,6 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 	r.refresh(ctx, client, ref, P(&stM), &resp.Diagnostics)
 	st.Drift = driftList(nil)
 	save()
-	recordPoolBaselines(ctx, resp.Private, P(&planM), &resp.Diagnostics)
 }
 
 func (r *poolPairResource[M, P]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -388,9 +392,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	// Drift is repaired by the apply, and is empty after it.
 	plan.Drift = driftList(nil)
 	changed := prior != nil && (!planEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0)
-	if prior != nil {
-		warnRecreated(prior.Drift, &resp.Diagnostics)
-	}
+	replacedPools := map[string]bool{}
 	// A pool object not known yet (a module variable) leaves its name, and so the id, unknown.
 	names := [2]types.String{types.StringUnknown(), types.StringUnknown()}
 	for i, role := range poolRoles {
@@ -414,6 +416,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 				p.FlexStartEnabled, p.QueuedProvisioning = types.BoolUnknown(), types.BoolUnknown()
 			}
 			if had {
+				replacedPools[old.Name.ValueString()] = true
 				resp.Diagnostics.AddWarning(fmt.Sprintf("Node pool %s will be replaced", old.Name.ValueString()),
 					fmt.Sprintf("The %s pool %s will be deleted and created again as %s; the other pool is kept.", role.attr, old.Name.ValueString(), p.Name.ValueString()))
 			}
@@ -431,6 +434,9 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 		}
 		role.set(plan, role.encodePool(p))
 	}
+	if prior != nil {
+		warnRecreated(prior.Drift, replacedPools, &resp.Diagnostics)
+	}
 	if !plan.Cluster.IsUnknown() && !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !names[0].IsUnknown() && !names[1].IsUnknown() {
 		ref, _ := resolveCluster(plan.Cluster.ValueString(), plan.Project.ValueString(), plan.Location.ValueString(), r.clients)
 		plan.ID = types.StringValue(poolPairID(ref, names[0].ValueString(), names[1].ValueString()))
@@ -440,25 +446,22 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &planM)...)
 }
 
-// warnRecreated says which pool the apply deletes and creates again to repair its drift, and why.
-func warnRecreated(drift types.List, diags *diag.Diagnostics) {
-	fields := map[string][]string{}
-	var pools []string
-	for _, e := range drift.Elements() {
-		s, _ := e.(types.String)
-		obj, field, ok := strings.Cut(s.ValueString(), " .")
-		pool, isPool := strings.CutPrefix(obj, "NodePool/")
-		if !ok || !isPool || inPlace(field) || readByPair(field) {
+// warnRecreated says which pool the apply deletes and creates again to repair its drift, and why; pools the plan
+// replaces anyway (already warned about) are left out.
+func warnRecreated(drift types.List, replaced map[string]bool, diags *diag.Diagnostics) {
+	pools, fields := driftByPool(drift)
+	for _, pool := range pools {
+		var recreate []string
+		for _, f := range fields[pool] {
+			if !inPlace(f) {
+				recreate = append(recreate, f)
+			}
+		}
+		if len(recreate) == 0 || replaced[pool] {
 			continue
 		}
-		if fields[pool] == nil {
-			pools = append(pools, pool)
-		}
-		fields[pool] = append(fields[pool], field)
-	}
-	for _, pool := range pools {
 		diags.AddWarning(fmt.Sprintf("Node pool %s will be replaced", pool), fmt.Sprintf("Node pool %s differs from what the provider made in %s, "+
-			"which GKE sets only on a new pool: the apply deletes it and creates it again (its nodes go with it); the other pool is kept.",
-			pool, strings.Join(fields[pool], ", ")))
+			"which GKE sets only on a new pool: the apply deletes it and creates it again, and its nodes go with it.",
+			pool, strings.Join(recreate, ", ")))
 	}
 }
