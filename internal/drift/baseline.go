@@ -21,6 +21,9 @@ type Baseline struct {
 	Kind       string          `json:"kind"`
 	Fields     json.RawMessage `json:"fields"`
 	Values     json.RawMessage `json:"values"`
+	// Whole names top-level fields (e.g. "spec") that the manager writes whole, with an update: whatever another
+	// writer adds under them, the manager's next write removes, so additions there are drift too.
+	Whole []string `json:"whole,omitempty"`
 }
 
 // ErrNotManaged says the object holds no field of the manager: it was not written by it.
@@ -50,6 +53,29 @@ func (t *Types) Record(obj map[string]any, manager string) (Baseline, error) {
 		return Baseline{}, err
 	}
 	return Baseline{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Fields: fields, Values: values}, nil
+}
+
+// RecordWhole is Record for an object whose top-level fields named in whole the manager writes whole: they are
+// compared whole, what another writer adds under them included.
+func (t *Types) RecordWhole(obj map[string]any, manager string, whole ...string) (Baseline, error) {
+	b, err := t.Record(obj, manager)
+	if err != nil {
+		return b, err
+	}
+	values, err := b.Object()
+	if err != nil {
+		return b, err
+	}
+	for _, k := range whole {
+		if v, ok := obj[k]; ok {
+			values[k] = v
+		}
+	}
+	if b.Values, err = json.Marshal(values); err != nil {
+		return b, err
+	}
+	b.Whole = whole
+	return b, nil
 }
 
 // managerFields are the fields of the manager's entries in the object's managedFields (an apply and an update entry
@@ -99,6 +125,9 @@ func (t *Types) Diff(b Baseline, live map[string]any) ([]string, error) {
 		return nil, fmt.Errorf("comparing %s with its baseline: %w", b.Kind, err)
 	}
 	paths := outermost(c.Modified.Union(c.Removed).Union(c.Added))
+	paths = slices.DeleteFunc(paths, func(p fieldpath.Path) bool {
+		return slices.ContainsFunc(b.Whole, func(k string) bool { return p.String() == "."+k || under(p.String(), "."+k) })
+	})
 	// A field the API replaces whole (a list of worker groups) is one path; the parts of it that differ say more.
 	wasU, _ := wasX.AsValue().Unstructured().(map[string]any)
 	nowU, _ := nowX.AsValue().Unstructured().(map[string]any)
@@ -115,7 +144,53 @@ func (t *Types) Diff(b Baseline, live map[string]any) ([]string, error) {
 			out = append(out, p.String()+" "+part)
 		}
 	}
+	if len(b.Whole) > 0 {
+		for _, k := range b.Whole {
+			out = append(out, wholeDiff(k, base[k], live[k])...)
+		}
+		sort.Strings(out)
+	}
 	return out, nil
+}
+
+// wholeDiff names what differs under a field compared whole: by its keys, down to the first list, whose part that
+// differs is named as a JSON pointer after the list's path (as for a list the API replaces whole).
+func wholeDiff(key string, was, now any) []string {
+	if sameJSON(was, now) {
+		return nil
+	}
+	var out []string
+	for _, part := range within(was, now, "") {
+		p, w, n := "."+key, was, now
+		segs := strings.Split(strings.TrimPrefix(part, "/"), "/")
+		i := 0
+		for ; i < len(segs); i++ {
+			if isList(w) || isList(n) {
+				break
+			}
+			seg := strings.NewReplacer("~1", "/", "~0", "~").Replace(segs[i])
+			p += "." + seg
+			w, n = child(w, seg), child(n, seg)
+		}
+		if i < len(segs) {
+			p += " /" + strings.Join(segs[i:], "/")
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		out = append(out, "."+key)
+	}
+	return out
+}
+
+func isList(v any) bool {
+	_, ok := v.([]any)
+	return ok
+}
+
+func child(v any, key string) any {
+	m, _ := v.(map[string]any)
+	return m[key]
 }
 
 // maxParts bounds how many parts of one field are named: past that, the field alone says enough.

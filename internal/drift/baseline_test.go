@@ -127,20 +127,7 @@ func TestDiff(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			written := writtenPod(t, ty)
-			b, err := ty.Record(written, manager)
-			if err != nil {
-				t.Fatal(err)
-			}
-			live := roundTrip(t, written)
-			tc.edit(live)
-			got, err := ty.Diff(b, live)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("Diff (-want +got):\n%s", diff)
-			}
+			checkDiff(t, ty, func(o map[string]any) (Baseline, error) { return ty.Record(o, manager) }, tc.edit, tc.want)
 		})
 	}
 }
@@ -149,5 +136,59 @@ func TestRecordNotManaged(t *testing.T) {
 	ty := podTypes(t)
 	if _, err := ty.Record(writtenPod(t, ty), "kubectl"); !errors.Is(err, ErrNotManaged) {
 		t.Fatalf("Record by another manager: %v, want ErrNotManaged", err)
+	}
+}
+
+// TestDiffWhole: a spec written whole with an update, as the provider writes a ComputeClass: what another writer adds
+// to it is drift, since the next write removes it, and is named by its keys down to the first list.
+func TestDiffWhole(t *testing.T) {
+	ty := podTypes(t)
+	spec := func(o map[string]any) map[string]any { return o["spec"].(map[string]any) }
+	cases := map[string]struct {
+		edit func(live map[string]any)
+		want []string
+	}{
+		"untouched":                 {edit: func(map[string]any) {}},
+		"a field added to the spec": {edit: func(o map[string]any) { spec(o)["priority"] = int64(7) }, want: []string{".spec.priority"}},
+		"a key with a dot added to a map": {
+			edit: func(o map[string]any) { spec(o)["nodeSelector"].(map[string]any)["cloud.google.com/x"] = "y" },
+			want: []string{".spec.nodeSelector.cloud.google.com/x"},
+		},
+		"a field added inside a list item": {
+			edit: func(o map[string]any) { spec(o)["tolerations"].([]any)[0].(map[string]any)["value"] = "v" },
+			want: []string{".spec.tolerations /0/value"},
+		},
+		"the spec removed": {edit: func(o map[string]any) { delete(o, "spec") }, want: []string{".spec"}},
+		"a label we set changed": {
+			edit: func(o map[string]any) {
+				o["metadata"].(map[string]any)["labels"].(map[string]any)["kueue.x-k8s.io/queue-name"] = "other"
+			},
+			want: []string{".metadata.labels.kueue.x-k8s.io/queue-name"},
+		},
+		"another writer's label": {edit: func(o map[string]any) { o["metadata"].(map[string]any)["labels"].(map[string]any)["x"] = "y" }},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			checkDiff(t, ty, func(o map[string]any) (Baseline, error) { return ty.RecordWhole(o, manager, "spec") }, tc.edit, tc.want)
+		})
+	}
+}
+
+// checkDiff records the written pod's baseline, makes the edit on a copy, and requires Diff to name want.
+func checkDiff(t *testing.T, ty *Types, record func(map[string]any) (Baseline, error), edit func(map[string]any), want []string) {
+	t.Helper()
+	written := writtenPod(t, ty)
+	b, err := record(written)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := roundTrip(t, written)
+	edit(live)
+	got, err := ty.Diff(b, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Diff (-want +got):\n%s", diff)
 	}
 }

@@ -26,6 +26,7 @@ type computeClassModel struct {
 	NodePoolAutoCreation types.Bool           `tfsdk:"node_pool_auto_creation"`
 	OptimizeRulePriority types.Bool           `tfsdk:"optimize_rule_priority"`
 	Health               types.String         `tfsdk:"health"`
+	Drift                types.List           `tfsdk:"drift"`
 	Timeouts             timeouts.Value       `tfsdk:"timeouts"`
 }
 

@@ -171,6 +171,15 @@ func (r *computeClassResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed:            true,
 				MarkdownDescription: "The class's `Health` condition as GKE reports it, e.g. `Crd is healthy.`, followed by what GKE finds wrong with its pools.",
 			},
+			"drift": schema.ListAttribute{
+				Computed:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Every part of the class that differs on the live object now from what the last apply left, as `ComputeClass/NAME .path` " +
+					"(e.g. `ComputeClass/tpu-fallback .spec.whenUnsatisfiable`, or `.spec.priorities /0/nodepools` inside the priorities, which the API " +
+					"replaces whole). The spec is compared whole, since the provider writes it whole: a field another writer adds to it " +
+					"(e.g. `autoscalingPolicy`) is drift, as the next update removes it. A non-empty list plans the update that writes the spec back; " +
+					"it is empty after each apply.",
+			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		}, false, "ComputeClass"),
 	}

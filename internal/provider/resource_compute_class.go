@@ -46,7 +46,7 @@ func (r *computeClassResource) Create(ctx context.Context, req resource.CreateRe
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if r.write(ctx, &plan, "creating", &resp.Diagnostics) {
+	if r.write(ctx, &plan, "creating", resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -72,6 +72,12 @@ func (r *computeClassResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	flattenComputeClass(&st, u)
+	d, err := classDrift(c, readBaselines(ctx, req.Private, &resp.Diagnostics), u)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading ComputeClass (%s)", st.Name.ValueString()), err.Error())
+		return
+	}
+	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -85,7 +91,7 @@ func (r *computeClassResource) Update(ctx context.Context, req resource.UpdateRe
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if r.write(ctx, &plan, "updating", &resp.Diagnostics) {
+	if r.write(ctx, &plan, "updating", resp.Private, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
 }
@@ -110,7 +116,7 @@ func (r *computeClassResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 func (r *computeClassResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	st := computeClassModel{Timeouts: timeoutsNull(), Description: types.StringNull()}
+	st := computeClassModel{Timeouts: timeoutsNull(), Description: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
 	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/computeClasses/", "NAME", r.clients)
@@ -137,6 +143,9 @@ func (r *computeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	planNamedClusterScope(ctx, r.clients, req, resp, "computeClasses")
+	if !req.State.Raw.IsNull() {
+		planDriftRepair(ctx, req, resp)
+	}
 	var m computeClassModel
 	u, diags := knownPlan(ctx, req.Plan, &m)
 	resp.Diagnostics.Append(diags...)
@@ -147,7 +156,7 @@ func (r *computeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 
 // write checks the class's pools and writes it; a create refuses a class that is already there, which only an import
 // may take over.
-func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, verb string, diags *diag.Diagnostics) bool {
+func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, verb string, p privateState, diags *diag.Diagnostics) bool {
 	c, ok := r.kube(ctx, m, diags)
 	if !ok || !r.checkClassPools(ctx, m, diags) {
 		return false
@@ -167,6 +176,8 @@ func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, 
 		return false
 	}
 	m.Health = types.StringValue(classHealth(u))
+	m.Drift = driftList(nil)
+	recordClassBaseline(ctx, c, u, p, diags)
 	return true
 }
 

@@ -55,8 +55,8 @@ func TestComputeClassReadsWhatItWrites(t *testing.T) {
 	}
 	got := &computeClassModel{}
 	flattenComputeClass(got, back)
-	got.Health = types.StringNull()
-	m.Health = types.StringNull()
+	got.Health, got.Drift = types.StringNull(), types.ListNull(types.StringType)
+	m.Health, m.Drift = types.StringNull(), types.ListNull(types.StringType)
 	if diff := cmp.Diff(m, got); diff != "" {
 		t.Errorf("read back (-wrote +read):\n%s", diff)
 	}

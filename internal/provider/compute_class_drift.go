@@ -1,0 +1,56 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+)
+
+func computeClassObject(u *unstructured.Unstructured) liveObject {
+	return liveObject{"ComputeClass/" + u.GetName(), computeClassGVR.GroupVersion().WithKind("ComputeClass"), u}
+}
+
+// recordClassBaseline keeps what this write left on the class. The spec is written whole (an update), so it is
+// compared whole: a field another writer adds to it is one the next update removes.
+func recordClassBaseline(ctx context.Context, c *kube.Clients, u *unstructured.Unstructured, p privateState, diags *diag.Diagnostics) {
+	b, err := classBaseline(c, u)
+	if err != nil {
+		diags.AddWarning("Drift not recorded", fmt.Sprintf("ComputeClass %s was applied, but what the apply left could not be read back, so "+
+			"changes made beside Terraform are not compared until the next apply: %v", u.GetName(), err))
+	}
+	recordBaselines(ctx, p, b, diags)
+}
+
+func classBaseline(c *kube.Clients, u *unstructured.Unstructured) (map[string]drift.Baseline, error) {
+	ty, err := c.Types(computeClassGVR.GroupVersion())
+	if err != nil {
+		return nil, err
+	}
+	o := computeClassObject(u)
+	m, err := unstructuredOf(o)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ty.RecordWhole(m, kube.FieldManager, "spec")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.key, err)
+	}
+	return map[string]drift.Baseline{o.key: b}, nil
+}
+
+// classDrift compares the live class with what the last apply left on it.
+func classDrift(c *kube.Clients, b map[string]drift.Baseline, u *unstructured.Unstructured) ([]string, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	ty, err := c.Types(computeClassGVR.GroupVersion())
+	if err != nil {
+		return nil, err
+	}
+	return driftOf(ty, b, []liveObject{computeClassObject(u)})
+}
