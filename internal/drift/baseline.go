@@ -19,7 +19,7 @@ import (
 type Baseline struct {
 	APIVersion string          `json:"apiVersion"`
 	Kind       string          `json:"kind"`
-	Fields     json.RawMessage `json:"fields"`
+	Fields     json.RawMessage `json:"fields,omitempty"`
 	Values     json.RawMessage `json:"values"`
 	// Whole names top-level fields (e.g. "spec") that the manager writes whole, with an update: whatever another
 	// writer adds under them, the manager's next write removes, so additions there are drift too.
@@ -78,6 +78,24 @@ func (t *Types) RecordWhole(obj map[string]any, manager string, whole ...string)
 	return b, nil
 }
 
+// RecordOnlyWhole is a baseline of the named top-level fields alone, all compared whole, without the API schema: for
+// an object that is nothing but plain maps of strings (a ConfigMap's data), which the manager writes whole and whose
+// every part another writer changes is drift.
+func RecordOnlyWhole(obj map[string]any, whole ...string) (Baseline, error) {
+	values := map[string]any{}
+	for _, k := range whole {
+		if v, ok := obj[k]; ok {
+			values[k] = v
+		}
+	}
+	raw, err := json.Marshal(values)
+	if err != nil {
+		return Baseline{}, err
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	return Baseline{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Values: raw, Whole: whole}, nil
+}
+
 // managerFields are the fields of the manager's entries in the object's managedFields (an apply and an update entry
 // are both the manager's; a subresource's are not the object's).
 func managerFields(u *unstructured.Unstructured, manager string) (*fieldpath.Set, error) {
@@ -99,6 +117,9 @@ func managerFields(u *unstructured.Unstructured, manager string) (*fieldpath.Set
 // an atomic list or map, which compares whole) added to. Paths are given in structured-merge-diff's notation, e.g.
 // `.spec.stopPolicy` or `.spec.resourceGroups`, outermost first; what is under a named path is not named again.
 func (t *Types) Diff(b Baseline, live map[string]any) ([]string, error) {
+	if b.onlyWhole() {
+		return diffOnlyWhole(b, live)
+	}
 	set := &fieldpath.Set{}
 	if err := set.FromJSON(bytes.NewReader(b.Fields)); err != nil {
 		return nil, fmt.Errorf("reading the baseline's fields: %w", err)
@@ -150,6 +171,25 @@ func (t *Types) Diff(b Baseline, live map[string]any) ([]string, error) {
 		}
 		sort.Strings(out)
 	}
+	return out, nil
+}
+
+// onlyWhole says whether b is a baseline of RecordOnlyWhole (kept as JSON, its missing fields may read back null).
+func (b Baseline) onlyWhole() bool {
+	return len(b.Fields) == 0 || string(b.Fields) == "null"
+}
+
+// diffOnlyWhole is Diff for a baseline of RecordOnlyWhole: it needs no schema, so t may be nil.
+func diffOnlyWhole(b Baseline, live map[string]any) ([]string, error) {
+	var base map[string]any
+	if err := json.Unmarshal(b.Values, &base); err != nil {
+		return nil, fmt.Errorf("reading the baseline's values: %w", err)
+	}
+	var out []string
+	for _, k := range b.Whole {
+		out = append(out, wholeDiff(k, base[k], live[k])...)
+	}
+	sort.Strings(out)
 	return out, nil
 }
 

@@ -192,3 +192,43 @@ func checkDiff(t *testing.T, ty *Types, record func(map[string]any) (Baseline, e
 		t.Errorf("Diff (-want +got):\n%s", diff)
 	}
 }
+
+// TestDiffOnlyWhole: a ConfigMap's data, compared without a schema: a file changed, added, or moved to binaryData.
+func TestDiffOnlyWhole(t *testing.T) {
+	written := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "f"},
+		"data": map[string]any{"train.py": "print(1)"}}
+	b, err := RecordOnlyWhole(written, "data", "binaryData", "immutable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As kept in private state and read back.
+	raw, err := json.Marshal(b)
+	if err != nil || json.Unmarshal(raw, &b) != nil {
+		t.Fatal(string(raw), err)
+	}
+	cases := map[string]struct {
+		edit func(live map[string]any)
+		want []string
+	}{
+		"untouched":            {edit: func(map[string]any) {}},
+		"a label added":        {edit: func(o map[string]any) { o["metadata"].(map[string]any)["labels"] = map[string]any{"x": "y"} }},
+		"a file changed":       {edit: func(o map[string]any) { o["data"].(map[string]any)["train.py"] = "print(2)" }, want: []string{".data.train.py"}},
+		"a file added":         {edit: func(o map[string]any) { o["data"].(map[string]any)["x.py"] = "" }, want: []string{".data.x.py"}},
+		"a binary file added":  {edit: func(o map[string]any) { o["binaryData"] = map[string]any{"x.bin": "AA=="} }, want: []string{".binaryData"}},
+		"made immutable":       {edit: func(o map[string]any) { o["immutable"] = true }, want: []string{".immutable"}},
+		"every file taken out": {edit: func(o map[string]any) { delete(o, "data") }, want: []string{".data"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			live := roundTrip(t, written)
+			tc.edit(live)
+			got, err := (*Types)(nil).Diff(b, live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Diff (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -36,13 +36,25 @@ func Mutations(obj map[string]any, manager string) ([]Mutation, error) {
 
 // BaselineMutations is Mutations for the fields of a baseline, with the values the manager wrote: what another
 // writer added since (Kueue's keys on an admitted job's templates) is not the manager's to change.
+// For a baseline of RecordOnlyWhole, they are the changes of each field it holds and of every part of it.
 func BaselineMutations(b Baseline) ([]Mutation, error) {
-	set := &fieldpath.Set{}
-	if err := set.FromJSON(bytes.NewReader(b.Fields)); err != nil {
-		return nil, err
-	}
 	obj, err := b.Object()
 	if err != nil {
+		return nil, err
+	}
+	if b.onlyWhole() {
+		var out []Mutation
+		for _, k := range b.Whole {
+			if v, ok := obj[k]; ok {
+				if err := changesOf("."+k, "/"+k, "", v, &out); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return out, nil
+	}
+	set := &fieldpath.Set{}
+	if err := set.FromJSON(bytes.NewReader(b.Fields)); err != nil {
 		return nil, err
 	}
 	return mutations(obj, set)

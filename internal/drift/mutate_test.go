@@ -66,3 +66,23 @@ func TestMutations(t *testing.T) {
 		t.Errorf("patch (-want +got):\n%s", diff)
 	}
 }
+
+// TestBaselineMutationsOnlyWhole: a ConfigMap's files, each one changed and removed, and one added.
+func TestBaselineMutationsOnlyWhole(t *testing.T) {
+	b, err := RecordOnlyWhole(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"train.py": "print(1)"}}, "data", "binaryData")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := BaselineMutations(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.String())
+	}
+	want := []string{"remove .data", "add an item .data", "remove .data /train.py", "change .data /train.py"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("BaselineMutations (-want +got):\n%s", diff)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -118,7 +119,7 @@ func tryDrift(t *testing.T, tf *tfRun, dyn k8sdynamic.Interface, tally *driftTal
 	}
 }
 
-// putBack undoes a change the test made: the spec, labels and annotations as they were before it, on the object as it
+// putBack undoes a change the test made: the spec (or data), labels and annotations as they were before it, on the object as it
 // is now (Kueue and KubeRay write it too, so a conflict is tried again).
 func putBack(t *testing.T, api k8sdynamic.ResourceInterface, before, _ *unstructured.Unstructured) {
 	t.Helper()
@@ -127,7 +128,17 @@ func putBack(t *testing.T, api k8sdynamic.ResourceInterface, before, _ *unstruct
 		if err != nil {
 			return err
 		}
-		now.Object["spec"] = before.Object["spec"]
+		// Every top-level field but the object's metadata and status: a ConfigMap's data is one of them.
+		for k := range now.Object {
+			if _, ok := before.Object[k]; !ok && k != "metadata" && k != "status" {
+				delete(now.Object, k)
+			}
+		}
+		for k, v := range before.Object {
+			if k != "metadata" && k != "status" {
+				now.Object[k] = v
+			}
+		}
 		now.SetLabels(before.GetLabels())
 		now.SetAnnotations(before.GetAnnotations())
 		_, err = api.Update(context.Background(), now, metav1.UpdateOptions{FieldManager: "drift-test"})
@@ -243,8 +254,8 @@ func supportedInstead(m drift.Mutation, err error) (enumChange, bool) {
 	return enumChange{}, false
 }
 
-// TestAccDrift_rayJobGenerated does the same for a RayJob that Kueue admitted: every field the create set, changed
-// as another writer would, plans a new run that puts it right; what Kueue added when it admitted the job (the
+// TestAccDrift_rayJobGenerated does the same for a RayJob that Kueue admitted, and for its files' ConfigMap: every
+// field the create set, changed as another writer would, plans a new run that puts it right; what Kueue added when it admitted the job (the
 // flavor's node labels, its own labels, the lifted suspend) plans nothing. The issue's case is among them: an extra
 // toleration on the workers.
 func TestAccDrift_rayJobGenerated(t *testing.T) {
@@ -259,7 +270,12 @@ func TestAccDrift_rayJobGenerated(t *testing.T) {
 	_, c := soakPlane(t, ref.String())
 	tally := newDriftTally()
 	tryDrift(t, tf, c.Dynamic, tally, rayv1.GroupVersion.WithResource("rayjobs"), "default", "dj-rayjob-1", false)
+	// The job's files: what the job runs, so a change of them plans a new run too.
+	configMaps := corev1.SchemeGroupVersion.WithResource("configmaps")
+	tryDrift(t, tf, c.Dynamic, tally, configMaps, "default", "dj-rayjob-1-files", false)
 	tally.report(t)
+	handChange(t, tf, c.Dynamic.Resource(configMaps).Namespace("default"), "dj-rayjob-1-files", types.MergePatchType,
+		`{"binaryData":{"extra.bin":"AA=="}}`, "ConfigMap/default/dj-rayjob-1-files .binaryData")
 	// The issue's case, verbatim: an extra toleration on the job's workers.
 	handChange(t, tf, c.Dynamic.Resource(rayv1.GroupVersion.WithResource("rayjobs")).Namespace("default"), "dj-rayjob-1", types.JSONPatchType,
 		`[{"op":"add","path":"/spec/rayClusterSpec/workerGroupSpecs/0/template/spec/tolerations/-","value":{"key":"x","operator":"Exists","effect":"NoSchedule"}}]`,

@@ -439,14 +439,14 @@ func mountsConfigMap(specs []corev1.PodSpec, cm string) bool {
 }
 
 // applyConfigMap creates the files' ConfigMap, or updates the one there; created says which.
-func applyConfigMap(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap) (created bool, err error) {
+func applyConfigMap(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap) (written *corev1.ConfigMap, created bool, err error) {
 	cms := c.Core.ConfigMaps(cm.Namespace)
-	_, err = cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: kube.FieldManager})
+	written, err = cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: kube.FieldManager})
 	if apierrors.IsAlreadyExists(err) {
-		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: kube.FieldManager})
-		return false, err
+		written, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: kube.FieldManager})
+		return written, false, err
 	}
-	return err == nil, err
+	return written, err == nil, err
 }
 
 // refusedOutright reports an API error that says for certain the write did not happen: a 4xx refusal, not a passing

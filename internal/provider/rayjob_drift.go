@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
@@ -21,13 +25,72 @@ func rayJobObject(job *rayv1.RayJob) liveObject {
 	return liveObject{rayJobKey(job.Namespace, job.Name), rayv1.GroupVersion.WithKind("RayJob"), job}
 }
 
-// rayJobBaseline is what the create left on the job, as the API server answered it.
-func rayJobBaseline(c *kube.Clients, job *rayv1.RayJob) (map[string]drift.Baseline, error) {
+func configMapKey(ns, name string) string { return "ConfigMap/" + ns + "/" + name }
+
+// filesFields are what the provider writes of the files' ConfigMap, whole (an update replaces them): every part of
+// them is what the job runs, so each is compared whole. They are plain maps of strings, which need no schema (and
+// the core API's schema is the largest a plan would have to read).
+var filesFields = []string{"data", "binaryData", "immutable"}
+
+// rayJobBaseline is what the create left on the job and on its files' ConfigMap (nil when it has none), as the API
+// server answered it.
+func rayJobBaseline(c *kube.Clients, job *rayv1.RayJob, cm *corev1.ConfigMap) (map[string]drift.Baseline, error) {
 	ty, err := c.Types(rayv1.GroupVersion)
 	if err != nil {
 		return nil, err
 	}
-	return takeBaselines(ty, []liveObject{rayJobObject(job)})
+	out, err := takeBaselines(ty, []liveObject{rayJobObject(job)})
+	if err != nil || cm == nil {
+		return out, err
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
+	if err != nil {
+		return nil, err
+	}
+	m["apiVersion"], m["kind"] = "v1", "ConfigMap"
+	if out[configMapKey(cm.Namespace, cm.Name)], err = drift.RecordOnlyWhole(m, filesFields...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rayJobDrift names what differs on the job (jobDrift) and on its files' ConfigMap.
+func rayJobDrift(ctx context.Context, c *kube.Clients, baselines map[string]drift.Baseline, p jobProgress) ([]string, error) {
+	var out []string
+	if b, ok := baselines[rayJobKey(p.job.Namespace, p.job.Name)]; ok {
+		d, err := jobDrift(ctx, c, b, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d...)
+	}
+	for key, b := range baselines {
+		ns, name, ok := strings.Cut(strings.TrimPrefix(key, "ConfigMap/"), "/")
+		if !ok || !strings.HasPrefix(key, "ConfigMap/") {
+			continue
+		}
+		cm, err := jobReads.FilesConfigMap(ctx, c, p.job, name)
+		if err != nil {
+			return nil, err
+		}
+		if cm == nil || cm.Namespace != ns {
+			out = append(out, key+" (deleted)")
+			continue
+		}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
+		if err != nil {
+			return nil, err
+		}
+		d, err := (*drift.Types)(nil).Diff(b, m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		for _, path := range d {
+			out = append(out, key+" "+path)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // flavorCache keeps a cluster's ResourceFlavors for a few seconds: a refresh of a thousand admitted jobs reads them
@@ -48,10 +111,10 @@ func resourceFlavors(ctx context.Context, c *kube.Clients) (map[string]*kueue.Re
 	})
 }
 
-// rayJobDrift names what differs between the live job and what the create left, once what Kueue put there on
+// jobDrift names what differs between the live job and what the create left, once what Kueue put there on
 // purpose when it admitted the job is taken out: the node labels and tolerations of the flavors it assigned, its
 // admission checks' pod-set updates, and the suspend it lifted.
-func rayJobDrift(ctx context.Context, c *kube.Clients, b drift.Baseline, p jobProgress) ([]string, error) {
+func jobDrift(ctx context.Context, c *kube.Clients, b drift.Baseline, p jobProgress) ([]string, error) {
 	ty, err := c.Types(rayv1.GroupVersion)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -89,6 +90,7 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 	}
 	cmCreated := false
+	var cmWritten *corev1.ConfigMap
 	if cm := expandFilesConfigMap(&plan); cm != nil {
 		if err := refuseSharedFilesChange(ctx, c, cm, job.Name); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
@@ -96,8 +98,8 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 		if err := kube.Retry(ctx, func() error {
 			// Accumulated: a create whose answer was lost is retried as an update, and was still this call's.
-			created, err := applyConfigMap(ctx, c, cm)
-			cmCreated = cmCreated || created
+			written, created, err := applyConfigMap(ctx, c, cm)
+			cmCreated, cmWritten = cmCreated || created, written
 			return err
 		}); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating ConfigMap (%s/%s) of RayJob files", cm.Namespace, cm.Name), err.Error())
@@ -140,7 +142,7 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 		tflog.Info(ctx, "adopting the RayJob an earlier apply submitted", map[string]any{"rayjob": job.Namespace + "/" + job.Name})
 		created = live
 	}
-	recordRayJobBaseline(ctx, c, created, resp.Private, &resp.Diagnostics)
+	recordRayJobBaseline(ctx, c, created, cmWritten, resp.Private, &resp.Diagnostics)
 	p, err := waitJob(ctx, c, job.Namespace, job.Name, plan.WaitFor.ValueString(), func(ctx context.Context, p jobProgress) error {
 		return r.checkPlacement(ctx, c, &plan, p)
 	})
@@ -200,7 +202,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 		resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
 		return
 	}
-	if b, ok := readBaselines(ctx, req.Private, &resp.Diagnostics)[rayJobKey(ns, name)]; ok {
+	if b := readBaselines(ctx, req.Private, &resp.Diagnostics); len(b) > 0 {
 		d, err := rayJobDrift(ctx, c, b, p)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("reading RayJob (%s/%s)", ns, name), err.Error())
@@ -247,7 +249,7 @@ func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProg
 // framework (all but timeouts): ok is false where Read must run instead (an error, a job or cluster gone, a spec
 // changed by hand, whose nested attributes only the framework writes back). The protocol server uses it to answer a
 // refresh without the framework's decode and walk of the whole state (server.go).
-func refreshScalars(ctx context.Context, cl clients, st *rayJobModel, baseline *drift.Baseline) (changed, ok bool) {
+func refreshScalars(ctx context.Context, cl clients, st *rayJobModel, baselines map[string]drift.Baseline) (changed, ok bool) {
 	var diags diag.Diagnostics
 	c, ok := connectKube(ctx, cl, st.Cluster, st.Project, st.Location, &diags, func(clusterRef) {})
 	if !ok {
@@ -261,9 +263,9 @@ func refreshScalars(ctx context.Context, cl clients, st *rayJobModel, baseline *
 	if err != nil || spec || st.Drift.IsNull() {
 		return false, false
 	}
-	if baseline != nil {
+	if len(baselines) > 0 {
 		// Drift, found or gone, is a change of a list attribute: the framework's Read writes it.
-		d, err := rayJobDrift(ctx, c, *baseline, p)
+		d, err := rayJobDrift(ctx, c, baselines, p)
 		if err != nil || !sameDrift(d, st.Drift) {
 			return false, false
 		}
@@ -472,11 +474,11 @@ func (r *rayJobResource) kube(ctx context.Context, cluster, project, location ty
 
 // recordRayJobBaseline keeps what the create left on the job, for Read to compare with. Without one, drift is not
 // compared for this job: a warning, since the job was submitted as asked.
-func recordRayJobBaseline(ctx context.Context, c *kube.Clients, job *rayv1.RayJob, p privateState, diags *diag.Diagnostics) {
+func recordRayJobBaseline(ctx context.Context, c *kube.Clients, job *rayv1.RayJob, cm *corev1.ConfigMap, p privateState, diags *diag.Diagnostics) {
 	if job == nil {
 		return
 	}
-	b, err := rayJobBaseline(c, job)
+	b, err := rayJobBaseline(c, job, cm)
 	if err != nil {
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("RayJob %s/%s was submitted, but what the create left could not be read, so "+
 			"changes made beside Terraform are not compared for it: %v", job.Namespace, job.Name, err))

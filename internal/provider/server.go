@@ -85,7 +85,7 @@ func (s *server) readRayJob(ctx context.Context, req *tfprotov6.ReadResourceRequ
 	if data == nil || typ == nil {
 		return nil
 	}
-	baseline, ok := onlyBaseline(req.Private)
+	baselines, ok := onlyBaselines(req.Private)
 	if !ok {
 		return nil
 	}
@@ -94,7 +94,7 @@ func (s *server) readRayJob(ctx context.Context, req *tfprotov6.ReadResourceRequ
 	if err != nil || !fillScalars(ctx, val, &st) {
 		return nil
 	}
-	changed, ok := refreshScalars(ctx, data, &st, baseline)
+	changed, ok := refreshScalars(ctx, data, &st, baselines)
 	if !ok {
 		return nil
 	}
@@ -112,10 +112,10 @@ func (s *server) readRayJob(ctx context.Context, req *tfprotov6.ReadResourceRequ
 	return &tfprotov6.ReadResourceResponse{NewState: &dv, Private: req.Private}
 }
 
-// onlyBaseline reads a RayJob's private state when it holds nothing but its drift baseline (or nothing at all), in
+// onlyBaselines reads a RayJob's private state when it holds nothing but its drift baselines (or nothing at all), in
 // the framework's encoding (a JSON object of base64 JSON values); ok is false for anything else (an import's mark),
 // which the framework's Read handles.
-func onlyBaseline(private []byte) (b *drift.Baseline, ok bool) {
+func onlyBaselines(private []byte) (b map[string]drift.Baseline, ok bool) {
 	if len(private) == 0 {
 		return nil, true
 	}
@@ -125,13 +125,10 @@ func onlyBaseline(private []byte) (b *drift.Baseline, ok bool) {
 	}
 	raw, found := keys[privateBaselines]
 	var all map[string]drift.Baseline
-	if !found || json.Unmarshal(raw, &all) != nil || len(all) != 1 {
+	if !found || json.Unmarshal(raw, &all) != nil {
 		return nil, false
 	}
-	for _, v := range all {
-		return &v, true
-	}
-	return nil, false
+	return all, true
 }
 
 // UpgradeResourceState answers a state of the current schema version as the framework does, without building its
