@@ -324,7 +324,7 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Default:             booldefault.StaticBool(false),
 				MarkdownDescription: "Whether a finished job that was deleted (by KubeRay's cleanup or by hand) is submitted again. By default a finished run stays finished; a job deleted before it finished is always planned again.",
 			},
-			"drift":    driftAttribute("the RayJob", "plans a new run (the job is replaced, as for any change of its spec)"),
+			"drift":    driftAttribute("the RayJob and of its files' ConfigMap (whose data, binaryData and immutable compare whole)", "plans a new run (the job is replaced, as for any change of its spec)"),
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
 		}, false, "job"),
 	}
