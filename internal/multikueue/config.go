@@ -22,7 +22,9 @@ const MaxWorkers = 20
 // ApplyConfig writes the MultiKueueConfig and the AdmissionCheck check (controller kueue.x-k8s.io/multikueue) whose
 // parameters name it.
 func ApplyConfig(ctx context.Context, kq kueueclient.Interface, name, check string, workers []string, fieldManager string) error {
-	opts := metav1.ApplyOptions{FieldManager: fieldManager}
+	// Forced: the configuration owns these fields, so a value another writer set (kubectl patch) is drift to undo,
+	// not a conflict that stops every later apply.
+	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 	cfg := kueueac.MultiKueueConfig(name).WithLabels(labels()).WithSpec(kueueac.MultiKueueConfigSpec().WithClusters(workers...))
 	got, err := kq.KueueV1beta2().MultiKueueConfigs().Apply(ctx, cfg, opts)
 	if err != nil {

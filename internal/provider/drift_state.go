@@ -143,3 +143,31 @@ func sameDrift(a []string, b types.List) bool {
 	}
 	return slices.Equal(a, have)
 }
+
+// recordApplied keeps what an apply left on objs (as the server answered it, or read back after it), for Read to
+// compare the live objects with. Without it, drift is not compared until the next apply: a warning, since the apply
+// itself did what it was asked.
+func recordApplied(ctx context.Context, c *kube.Clients, gv k8sschema.GroupVersion, what string, objs []liveObject, p privateState, diags *diag.Diagnostics) {
+	ty, err := c.Types(gv)
+	var b map[string]drift.Baseline
+	if err == nil {
+		b, err = takeBaselines(ty, objs)
+	}
+	if err != nil {
+		diags.AddWarning("Drift not recorded", fmt.Sprintf("%s was applied, but what the apply left could not be read back, so "+
+			"changes made beside Terraform are not compared until the next apply: %v", what, err))
+	}
+	recordBaselines(ctx, p, b, diags)
+}
+
+// appliedDrift compares the live objects with what the last apply left on them.
+func appliedDrift(c *kube.Clients, gv k8sschema.GroupVersion, b map[string]drift.Baseline, objs []liveObject) ([]string, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	ty, err := c.Types(gv)
+	if err != nil {
+		return nil, err
+	}
+	return driftOf(ty, b, objs)
+}

@@ -60,6 +60,7 @@ func (r *multiKueueConfigResource) Schema(ctx context.Context, _ resource.Schema
 				Computed:            true,
 				MarkdownDescription: "Message of the `Active` condition.",
 			},
+			"drift":    driftAttribute("the MultiKueueConfig and its AdmissionCheck", "plans the update that writes the fields back"),
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		}, false, "MultiKueue config"),
 	}

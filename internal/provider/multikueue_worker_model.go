@@ -25,6 +25,7 @@ type multiKueueWorkerModel struct {
 	Active              types.Bool     `tfsdk:"active"`
 	ActiveReason        types.String   `tfsdk:"active_reason"`
 	ActiveMessage       types.String   `tfsdk:"active_message"`
+	Drift               types.List     `tfsdk:"drift"`
 	Timeouts            timeouts.Value `tfsdk:"timeouts"`
 }
 

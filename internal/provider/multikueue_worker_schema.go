@@ -82,6 +82,7 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 				Computed:            true,
 				MarkdownDescription: "Message of the `Active` condition.",
 			},
+			"drift":    driftAttribute("the MultiKueueCluster", "plans the update that writes the fields back"),
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		}, false, "worker"),
 	}

@@ -339,12 +339,5 @@ func queueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueModel) (m
 
 // queueDrift compares the live objects with what the last apply left on them.
 func queueDrift(c *kube.Clients, b map[string]drift.Baseline, o *kueueObjects) ([]string, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	ty, err := c.Types(kueue.GroupVersion)
-	if err != nil {
-		return nil, err
-	}
-	return driftOf(ty, b, o.live())
+	return appliedDrift(c, kueue.GroupVersion, b, o.live())
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,6 +43,7 @@ type multiKueueConfigModel struct {
 	Active         types.Bool     `tfsdk:"active"`
 	ActiveReason   types.String   `tfsdk:"active_reason"`
 	ActiveMessage  types.String   `tfsdk:"active_message"`
+	Drift          types.List     `tfsdk:"drift"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -63,7 +65,7 @@ func (r *multiKueueConfigResource) Create(ctx context.Context, req resource.Crea
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r.write(ctx, &plan, "creating", &resp.State, &resp.Diagnostics)
+	r.write(ctx, &plan, "creating", &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -101,7 +103,48 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 		writePrivate(ctx, resp.Private, privateLostCheck, st.AdmissionCheck.ValueString(), &resp.Diagnostics)
 	}
 	flattenCheck(&st, ac)
+	objs, _ := configObjects(cfg, ac) // a check gone (read as "") plans its repair already
+	d, err := appliedDrift(c, kueue.GroupVersion, readBaselines(ctx, req.Private, &resp.Diagnostics), objs)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueConfig (%s)", name), err.Error())
+		return
+	}
+	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+}
+
+// recordConfig keeps what the apply left on the config and its check, read back after it.
+func recordConfig(ctx context.Context, c *kube.Clients, name, check string, private privateState, diags *diag.Diagnostics) {
+	cfg, err := multikueue.FindConfig(ctx, c.Kueue, name)
+	var ac *kueue.AdmissionCheck
+	if err == nil {
+		ac, err = multikueue.FindCheck(ctx, c.Kueue, check)
+	}
+	var objs []liveObject
+	if err == nil {
+		objs, err = configObjects(cfg, ac)
+	}
+	if err != nil {
+		diags.AddWarning("Drift not recorded", fmt.Sprintf("MultiKueueConfig %s was applied, but what the apply left could not be read back, so "+
+			"changes made beside Terraform are not compared until the next apply: %v", name, err))
+		return
+	}
+	recordApplied(ctx, c, kueue.GroupVersion, "MultiKueueConfig "+name, objs, private, diags)
+}
+
+// configObjects are the config and its check as written; an error when either is missing.
+func configObjects(cfg *kueue.MultiKueueConfig, ac *kueue.AdmissionCheck) ([]liveObject, error) {
+	var out []liveObject
+	if cfg != nil {
+		out = append(out, liveObject{"MultiKueueConfig/" + cfg.Name, kueue.GroupVersion.WithKind("MultiKueueConfig"), cfg})
+	}
+	if ac != nil {
+		out = append(out, liveObject{"AdmissionCheck/" + ac.Name, kueue.GroupVersion.WithKind("AdmissionCheck"), ac})
+	}
+	if len(out) < 2 {
+		return out, errors.New("the MultiKueueConfig or its AdmissionCheck is missing")
+	}
+	return out, nil
 }
 
 // privateLostCheck holds the name of a check found gone, until it is written again.
@@ -127,7 +170,7 @@ func (r *multiKueueConfigResource) Update(ctx context.Context, req resource.Upda
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r.write(ctx, &plan, "updating", &resp.State, &resp.Diagnostics)
+	r.write(ctx, &plan, "updating", &resp.State, resp.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateLostCheck, nil)...)
 }
 
@@ -169,7 +212,7 @@ func (r *multiKueueConfigResource) Delete(ctx context.Context, req resource.Dele
 
 func (r *multiKueueConfigResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	st := multiKueueConfigModel{Timeouts: timeoutsNull(), Workers: types.ListNull(types.StringType), AdmissionCheck: types.StringNull(),
-		Active: types.BoolNull(), ActiveReason: types.StringNull(), ActiveMessage: types.StringNull()}
+		Active: types.BoolNull(), ActiveReason: types.StringNull(), ActiveMessage: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
 	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/multiKueueConfigs/", "NAME", r.clients)
@@ -187,6 +230,13 @@ func (r *multiKueueConfigResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	planNamedClusterScope(ctx, r.clients, req, resp, "multiKueueConfigs")
+	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+		// The update waits for the check to be Active again.
+		for _, a := range []string{"active_reason", "active_message"} {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(a), types.StringUnknown())...)
+		}
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("active"), types.BoolUnknown())...)
+	}
 	var name, check, prior types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("admission_check"), &check)...)
@@ -216,7 +266,7 @@ func (r *multiKueueConfigResource) ModifyPlan(ctx context.Context, req resource.
 }
 
 // write applies the config and its check, saves state, then waits until Kueue reports the check Active.
-func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfigModel, verb string, state stateSetter, diags *diag.Diagnostics) {
+func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfigModel, verb string, state stateSetter, private privateState, diags *diag.Diagnostics) {
 	name := m.Name.ValueString()
 	summary := fmt.Sprintf("%s MultiKueueConfig (%s)", verb, name)
 	c, ok := kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
@@ -238,8 +288,9 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 		diags.AddError(summary, c.Explain("MultiKueueConfig", name, err).Error())
 		return
 	}
-	m.AdmissionCheck = types.StringValue(check)
+	m.AdmissionCheck, m.Drift = types.StringValue(check), driftList(nil)
 	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(false), types.StringValue("Pending"), types.StringValue("")
+	recordConfig(ctx, c, name, check, private, diags)
 	// In state before the wait: a config no worker of which connects taints the resource instead of orphaning it.
 	diags.Append(state.Set(ctx, m)...)
 	ac, err := multikueue.WaitCheckActive(ctx, c.Kueue, check)

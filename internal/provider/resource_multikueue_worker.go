@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
@@ -87,6 +88,12 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	st.CredentialsCurrent = types.BoolValue(current)
+	d, err := appliedDrift(c, kueue.GroupVersion, readBaselines(ctx, req.Private, &resp.Diagnostics), []liveObject{multiKueueClusterObject(mkc)})
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueCluster (%s)", st.Name.ValueString()), err.Error())
+		return
+	}
+	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -276,7 +283,7 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 
 func (r *multiKueueWorkerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	st := multiKueueWorkerModel{Timeouts: timeoutsNull(), KubeconfigWO: types.StringNull(), KubeconfigWOVersion: types.Int64Null(),
-		ServiceAccount: types.StringValue("multikueue-sa"), WorkerCluster: types.StringNull()}
+		ServiceAccount: types.StringValue("multikueue-sa"), WorkerCluster: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
 	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/multiKueueClusters/", "NAME", r.clients)
@@ -347,6 +354,9 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("credentials_current"), types.BoolValue(true))...)
 		changed = changed || !req.State.Raw.IsNull()
 	}
+	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+		changed = true
+	}
 	if changed && !req.State.Raw.IsNull() {
 		for _, a := range []string{"active_reason", "active_message"} {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(a), types.StringUnknown())...)
@@ -398,8 +408,9 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 		diags.AddError(summary, c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error())
 		return false
 	}
-	m.CredentialsCurrent = types.BoolValue(true)
+	m.CredentialsCurrent, m.Drift = types.BoolValue(true), driftList(nil)
 	recordKubeconfig(ctx, private, given, diags)
+	recordApplied(ctx, c, kueue.GroupVersion, "MultiKueueCluster "+m.Name.ValueString(), []liveObject{multiKueueClusterObject(mkc)}, private, diags)
 	flattenWorker(m, mkc)
 	// In state before the wait: a worker that never connects taints the resource instead of orphaning it.
 	diags.Append(state.Set(ctx, m)...)
@@ -416,4 +427,8 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 
 func (r *multiKueueWorkerResource) kube(ctx context.Context, m *multiKueueWorkerModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
 	return kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
+}
+
+func multiKueueClusterObject(mkc *kueue.MultiKueueCluster) liveObject {
+	return liveObject{"MultiKueueCluster/" + mkc.Name, kueue.GroupVersion.WithKind("MultiKueueCluster"), mkc}
 }
