@@ -136,7 +136,7 @@ func (t *Types) Diff(b Baseline, live map[string]any) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	now, err := t.typed(live)
+	now, err := t.typed(withoutRecords(live, set))
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +231,30 @@ func isList(v any) bool {
 func child(v any, key string) any {
 	m, _ := v.(map[string]any)
 	return m[key]
+}
+
+// withoutRecords is live without its metadata.managedFields, and without its status where the baseline has no field
+// of it (a status subresource's writes are never the object's): no manager's write of the object owns either, and
+// they are the largest parts of a live object, which typing it would only walk. A shallow copy: live is not changed.
+func withoutRecords(live map[string]any, set *fieldpath.Set) map[string]any {
+	out := make(map[string]any, len(live))
+	for k, v := range live {
+		out[k] = v
+	}
+	status := "status"
+	if set.WithPrefix(fieldpath.PathElement{FieldName: &status}).Empty() && !set.Has(fieldpath.MakePathOrDie(status)) {
+		delete(out, status)
+	}
+	if md, ok := live["metadata"].(map[string]any); ok {
+		m := make(map[string]any, len(md))
+		for k, v := range md {
+			if k != "managedFields" {
+				m[k] = v
+			}
+		}
+		out["metadata"] = m
+	}
+	return out
 }
 
 // maxParts bounds how many parts of one field are named: past that, the field alone says enough.

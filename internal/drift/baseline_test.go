@@ -19,7 +19,7 @@ const manager = "terraform-provider-dwsfallback"
 // atomic, containers and env keyed by name, as in the pod templates of a RayJob.
 func podTypes(t *testing.T) *Types {
 	t.Helper()
-	ty, err := FetchTypes(openapitest.NewEmbeddedFileClient(), schema.GroupVersion{Version: "v1"})
+	ty, err := FetchTypes(openapitest.NewEmbeddedFileClient(), schema.GroupVersionKind{Version: "v1", Kind: "Pod"})
 	if err != nil {
 		t.Fatal(err)
 	}

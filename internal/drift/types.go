@@ -3,11 +3,12 @@ package drift
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/openapi"
-	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
@@ -25,15 +26,17 @@ func NewTypes(schemas map[string]*spec.Schema) (*Types, error) {
 	return &Types{tc: tc}, nil
 }
 
-// FetchTypes reads the server's OpenAPI v3 documents of the given group-versions only: one request per
-// group-version, plus the index.
-func FetchTypes(c openapi.Client, gvs ...schema.GroupVersion) (*Types, error) {
+// FetchTypes reads the server's OpenAPI v3 documents of the given kinds' group-versions: one request per
+// group-version, plus the index. Of each document only the kinds' schemas and those they refer to are decoded and
+// converted: a group-version's other kinds (RayCluster and RayService beside RayJob, each with pod templates inlined)
+// would cost a plan time and memory for nothing.
+func FetchTypes(c openapi.Client, kinds ...schema.GroupVersionKind) (*Types, error) {
 	paths, err := c.Paths()
 	if err != nil {
 		return nil, fmt.Errorf("listing the API server's OpenAPI documents: %w", err)
 	}
 	schemas := map[string]*spec.Schema{}
-	for _, gv := range gvs {
+	for _, gv := range groupVersions(kinds) {
 		key := "apis/" + gv.Group + "/" + gv.Version
 		if gv.Group == "" {
 			key = "api/" + gv.Version
@@ -46,15 +49,93 @@ func FetchTypes(c openapi.Client, gvs ...schema.GroupVersion) (*Types, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading the OpenAPI document of %s: %w", gv, err)
 		}
-		var parsed spec3.OpenAPI
-		if err := json.Unmarshal(raw, &parsed); err != nil {
+		if err := decodeKinds(raw, kinds, schemas); err != nil {
 			return nil, fmt.Errorf("parsing the OpenAPI document of %s: %w", gv, err)
-		}
-		if parsed.Components != nil {
-			for name, s := range parsed.Components.Schemas {
-				schemas[name] = s
-			}
 		}
 	}
 	return NewTypes(schemas)
+}
+
+func groupVersions(kinds []schema.GroupVersionKind) []schema.GroupVersion {
+	var out []schema.GroupVersion
+	for _, k := range kinds {
+		if gv := k.GroupVersion(); !slices.Contains(out, gv) {
+			out = append(out, gv)
+		}
+	}
+	return out
+}
+
+// decodeKinds adds to into the document's schemas of the kinds, and every schema they refer to.
+func decodeKinds(doc []byte, kinds []schema.GroupVersionKind, into map[string]*spec.Schema) error {
+	var parsed struct {
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(doc, &parsed); err != nil {
+		return err
+	}
+	all := parsed.Components.Schemas
+	var todo []string
+	for name, raw := range all {
+		var head struct {
+			GVKs []schema.GroupVersionKind `json:"x-kubernetes-group-version-kind"`
+		}
+		if json.Unmarshal(raw, &head) == nil && slices.ContainsFunc(head.GVKs, func(k schema.GroupVersionKind) bool { return slices.Contains(kinds, k) }) {
+			todo = append(todo, name)
+		}
+	}
+	for len(todo) > 0 {
+		name := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if _, done := into[name]; done {
+			continue
+		}
+		raw, ok := all[name]
+		if !ok {
+			continue // another document's (a CRD's refer to the core API's ObjectMeta), which that one brings
+		}
+		var s spec.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("schema %s: %w", name, err)
+		}
+		into[name] = &s
+		todo = append(todo, refs(&s)...)
+	}
+	return nil
+}
+
+// refs are the names of the component schemas s refers to, at any depth.
+func refs(s *spec.Schema) []string {
+	var out []string
+	var walk func(s *spec.Schema)
+	walk = func(s *spec.Schema) {
+		if s == nil {
+			return
+		}
+		if r := s.Ref.String(); r != "" {
+			out = append(out, strings.TrimPrefix(r, "#/components/schemas/"))
+		}
+		for _, p := range s.Properties {
+			walk(&p)
+		}
+		if s.Items != nil {
+			walk(s.Items.Schema)
+			for i := range s.Items.Schemas {
+				walk(&s.Items.Schemas[i])
+			}
+		}
+		if s.AdditionalProperties != nil {
+			walk(s.AdditionalProperties.Schema)
+		}
+		for _, list := range [][]spec.Schema{s.AllOf, s.AnyOf, s.OneOf} {
+			for i := range list {
+				walk(&list[i])
+			}
+		}
+		walk(s.Not)
+	}
+	walk(s)
+	return out
 }

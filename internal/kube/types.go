@@ -14,7 +14,7 @@ import (
 
 // typesCache keeps each API server's schemas for the life of the process: a plan reads them once per cluster, not
 // once per object. A CRD upgraded mid-plan is read with the schema it had at the plan's start.
-var typesCache sync.Map // host + group-versions -> *typesEntry
+var typesCache sync.Map // host + kinds -> *typesEntry
 
 type typesEntry struct {
 	once  sync.Once
@@ -22,11 +22,11 @@ type typesEntry struct {
 	err   error
 }
 
-// Types are the server's own schemas of the given group-versions, for comparing objects as it does.
-func (c *Clients) Types(gvs ...schema.GroupVersion) (*drift.Types, error) {
-	names := make([]string, len(gvs))
-	for i, gv := range gvs {
-		names[i] = gv.String()
+// Types are the server's own schemas of the given kinds, for comparing objects as it does.
+func (c *Clients) Types(kinds ...schema.GroupVersionKind) (*drift.Types, error) {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.String()
 	}
 	sort.Strings(names)
 	v, _ := typesCache.LoadOrStore(c.Host+" "+strings.Join(names, ","), &typesEntry{})
@@ -37,7 +37,7 @@ func (c *Clients) Types(gvs ...schema.GroupVersion) (*drift.Types, error) {
 			e.err = err
 			return
 		}
-		e.types, e.err = drift.FetchTypes(d.OpenAPIV3(), gvs...)
+		e.types, e.err = drift.FetchTypes(d.OpenAPIV3(), kinds...)
 		if e.err != nil {
 			e.err = fmt.Errorf("%s: %w", c.Host, e.err)
 		}

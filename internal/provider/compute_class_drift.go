@@ -27,7 +27,7 @@ func recordClassBaseline(ctx context.Context, c *kube.Clients, u *unstructured.U
 }
 
 func classBaseline(c *kube.Clients, u *unstructured.Unstructured) (map[string]drift.Baseline, error) {
-	ty, err := c.Types(computeClassGVR.GroupVersion())
+	ty, err := c.Types(computeClassGVR.GroupVersion().WithKind("ComputeClass"))
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func classDrift(c *kube.Clients, b map[string]drift.Baseline, u *unstructured.Un
 	if len(b) == 0 {
 		return nil, nil
 	}
-	ty, err := c.Types(computeClassGVR.GroupVersion())
+	ty, err := c.Types(computeClassGVR.GroupVersion().WithKind("ComputeClass"))
 	if err != nil {
 		return nil, err
 	}

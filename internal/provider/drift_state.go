@@ -147,8 +147,8 @@ func sameDrift(a []string, b types.List) bool {
 // recordApplied keeps what an apply left on objs (as the server answered it, or read back after it), for Read to
 // compare the live objects with. Without it, drift is not compared until the next apply: a warning, since the apply
 // itself did what it was asked.
-func recordApplied(ctx context.Context, c *kube.Clients, gv k8sschema.GroupVersion, what string, objs []liveObject, p privateState, diags *diag.Diagnostics) {
-	ty, err := c.Types(gv)
+func recordApplied(ctx context.Context, c *kube.Clients, what string, objs []liveObject, p privateState, diags *diag.Diagnostics) {
+	ty, err := c.Types(kindsOf(objs)...)
 	var b map[string]drift.Baseline
 	if err == nil {
 		b, err = takeBaselines(ty, objs)
@@ -161,13 +161,24 @@ func recordApplied(ctx context.Context, c *kube.Clients, gv k8sschema.GroupVersi
 }
 
 // appliedDrift compares the live objects with what the last apply left on them.
-func appliedDrift(c *kube.Clients, gv k8sschema.GroupVersion, b map[string]drift.Baseline, objs []liveObject) ([]string, error) {
-	if len(b) == 0 {
+func appliedDrift(c *kube.Clients, b map[string]drift.Baseline, objs []liveObject) ([]string, error) {
+	if len(b) == 0 || len(objs) == 0 {
 		return nil, nil
 	}
-	ty, err := c.Types(gv)
+	ty, err := c.Types(kindsOf(objs)...)
 	if err != nil {
 		return nil, err
 	}
 	return driftOf(ty, b, objs)
+}
+
+// kindsOf are the kinds of objs, each once, in order.
+func kindsOf(objs []liveObject) []k8sschema.GroupVersionKind {
+	var out []k8sschema.GroupVersionKind
+	for _, o := range objs {
+		if !slices.Contains(out, o.gvk) {
+			out = append(out, o.gvk)
+		}
+	}
+	return out
 }

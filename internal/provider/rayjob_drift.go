@@ -35,7 +35,7 @@ var filesFields = []string{"data", "binaryData", "immutable"}
 // rayJobBaseline is what the create left on the job and on its files' ConfigMap (nil when it has none), as the API
 // server answered it.
 func rayJobBaseline(c *kube.Clients, job *rayv1.RayJob, cm *corev1.ConfigMap) (map[string]drift.Baseline, error) {
-	ty, err := c.Types(rayv1.GroupVersion)
+	ty, err := c.Types(rayv1.GroupVersion.WithKind("RayJob"))
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +115,15 @@ func resourceFlavors(ctx context.Context, c *kube.Clients) (map[string]*kueue.Re
 // purpose when it admitted the job is taken out: the node labels and tolerations of the flavors it assigned, its
 // admission checks' pod-set updates, and the suspend it lifted.
 func jobDrift(ctx context.Context, c *kube.Clients, b drift.Baseline, p jobProgress) ([]string, error) {
-	ty, err := c.Types(rayv1.GroupVersion)
+	ty, err := c.Types(rayv1.GroupVersion.WithKind("RayJob"))
 	if err != nil {
 		return nil, err
 	}
-	o := rayJobObject(p.job)
+	// A shallow copy without the record of owners and the status (KubeRay's, through the status subresource): no
+	// create owns either, and converting them would only walk them.
+	job := *p.job
+	job.ManagedFields, job.Status = nil, rayv1.RayJobStatus{}
+	o := rayJobObject(&job)
 	live, err := unstructuredOf(o)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
@@ -330,14 +329,15 @@ func queueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueModel) (m
 	if err != nil {
 		return nil, err
 	}
-	ty, err := c.Types(kueue.GroupVersion)
+	objs := o.live()
+	ty, err := c.Types(kindsOf(objs)...)
 	if err != nil {
 		return nil, err
 	}
-	return takeBaselines(ty, o.live())
+	return takeBaselines(ty, objs)
 }
 
 // queueDrift compares the live objects with what the last apply left on them.
 func queueDrift(c *kube.Clients, b map[string]drift.Baseline, o *kueueObjects) ([]string, error) {
-	return appliedDrift(c, kueue.GroupVersion, b, o.live())
+	return appliedDrift(c, b, o.live())
 }

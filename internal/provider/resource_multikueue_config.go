@@ -104,7 +104,7 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 	}
 	flattenCheck(&st, ac)
 	objs, _ := configObjects(cfg, ac) // a check gone (read as "") plans its repair already
-	d, err := appliedDrift(c, kueue.GroupVersion, readBaselines(ctx, req.Private, &resp.Diagnostics), objs)
+	d, err := appliedDrift(c, readBaselines(ctx, req.Private, &resp.Diagnostics), objs)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueConfig (%s)", name), err.Error())
 		return
@@ -129,7 +129,7 @@ func recordConfig(ctx context.Context, c *kube.Clients, name, check string, priv
 			"changes made beside Terraform are not compared until the next apply: %v", name, err))
 		return
 	}
-	recordApplied(ctx, c, kueue.GroupVersion, "MultiKueueConfig "+name, objs, private, diags)
+	recordApplied(ctx, c, "MultiKueueConfig "+name, objs, private, diags)
 }
 
 // configObjects are the config and its check as written; an error when either is missing.

@@ -88,7 +88,7 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	st.CredentialsCurrent = types.BoolValue(current)
-	d, err := appliedDrift(c, kueue.GroupVersion, readBaselines(ctx, req.Private, &resp.Diagnostics), []liveObject{multiKueueClusterObject(mkc)})
+	d, err := appliedDrift(c, readBaselines(ctx, req.Private, &resp.Diagnostics), []liveObject{multiKueueClusterObject(mkc)})
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueCluster (%s)", st.Name.ValueString()), err.Error())
 		return
@@ -410,7 +410,7 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 	}
 	m.CredentialsCurrent, m.Drift = types.BoolValue(true), driftList(nil)
 	recordKubeconfig(ctx, private, given, diags)
-	recordApplied(ctx, c, kueue.GroupVersion, "MultiKueueCluster "+m.Name.ValueString(), []liveObject{multiKueueClusterObject(mkc)}, private, diags)
+	recordApplied(ctx, c, "MultiKueueCluster "+m.Name.ValueString(), []liveObject{multiKueueClusterObject(mkc)}, private, diags)
 	flattenWorker(m, mkc)
 	// In state before the wait: a worker that never connects taints the resource instead of orphaning it.
 	diags.Append(state.Set(ctx, m)...)
