@@ -97,8 +97,11 @@ func rayJobDrift(ctx context.Context, c *kube.Clients, baselines map[string]drif
 // once, not once per job.
 var flavorCache = ttlcache.New[string, map[string]*kueue.ResourceFlavor](10 * time.Second)
 
-func resourceFlavors(ctx context.Context, c *kube.Clients) (map[string]*kueue.ResourceFlavor, error) {
-	return flavorCache.Get(c.Host, func() (map[string]*kueue.ResourceFlavor, error) {
+// resourceFlavors returns the cluster's ResourceFlavors, read again when the remembered list lacks one the Workload
+// was admitted with: a flavor made after the list was read (the same apply that made the job) would otherwise leave
+// its labels and tolerations in the job, and they would plan as drift.
+func resourceFlavors(ctx context.Context, c *kube.Clients, wl *kueue.Workload) (map[string]*kueue.ResourceFlavor, error) {
+	list := func() (map[string]*kueue.ResourceFlavor, error) {
 		list, err := c.Kueue.KueueV1beta2().ResourceFlavors().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
@@ -108,7 +111,20 @@ func resourceFlavors(ctx context.Context, c *kube.Clients) (map[string]*kueue.Re
 			out[list.Items[i].Name] = &list.Items[i]
 		}
 		return out, nil
-	})
+	}
+	got, err := flavorCache.Get(c.Host, list)
+	if err != nil {
+		return nil, err
+	}
+	for _, ps := range wl.Status.Admission.PodSetAssignments {
+		for _, f := range ps.Flavors {
+			if got[string(f)] == nil {
+				flavorCache.Forget(c.Host)
+				return flavorCache.Get(c.Host, list)
+			}
+		}
+	}
+	return got, nil
 }
 
 // jobDrift names what differs between the live job and what the create left, once what Kueue put there on
@@ -130,7 +146,7 @@ func jobDrift(ctx context.Context, c *kube.Clients, b drift.Baseline, p jobProgr
 	}
 	var flavors map[string]*kueue.ResourceFlavor
 	if p.wl != nil && p.wl.Status.Admission != nil {
-		if flavors, err = resourceFlavors(ctx, c); err != nil {
+		if flavors, err = resourceFlavors(ctx, c, p.wl); err != nil {
 			return nil, err
 		}
 	}

@@ -44,3 +44,10 @@ func (c *Cache[K, V]) Get(k K, find func() (V, error)) (V, error) {
 	c.mu.Unlock()
 	return v, nil
 }
+
+// Forget drops what is remembered for k, so that the next Get finds it again.
+func (c *Cache[K, V]) Forget(k K) {
+	c.mu.Lock()
+	delete(c.m, k)
+	c.mu.Unlock()
+}

@@ -18,6 +18,7 @@ func TestGet(t *testing.T) {
 	steps := []struct {
 		name      string
 		advance   time.Duration
+		forget    bool
 		find      func() (int, error)
 		want      int
 		wantErr   bool
@@ -28,9 +29,13 @@ func TestGet(t *testing.T) {
 		{name: "at the TTL, found again", advance: time.Second, find: find(3, nil), want: 3, wantCalls: 2},
 		{name: "an error is returned", advance: time.Minute, find: find(0, errors.New("down")), wantErr: true, wantCalls: 3},
 		{name: "and not remembered", find: find(4, nil), want: 4, wantCalls: 4},
+		{name: "forgotten, found again within the TTL", forget: true, find: find(5, nil), want: 5, wantCalls: 5},
 	}
 	for _, s := range steps {
 		clock = clock.Add(s.advance)
+		if s.forget {
+			c.Forget("k")
+		}
 		got, err := c.Get("k", s.find)
 		if (err != nil) != s.wantErr || got != s.want || calls != s.wantCalls {
 			t.Errorf("%s: Get = %d, %v after %d finds; want %d, error %v after %d", s.name, got, err, calls, s.want, s.wantErr, s.wantCalls)
