@@ -217,8 +217,8 @@ func wholeDiff(key string, was, now any) []string {
 		}
 		out = append(out, p)
 	}
-	if len(out) == 0 {
-		out = append(out, "."+key)
+	if len(out) == 0 || len(out) > maxParts {
+		return []string{"." + key} // past maxParts, the field alone says enough
 	}
 	return out
 }

@@ -217,6 +217,14 @@ func TestDiffOnlyWhole(t *testing.T) {
 		"a binary file added":  {edit: func(o map[string]any) { o["binaryData"] = map[string]any{"x.bin": "AA=="} }, want: []string{".binaryData"}},
 		"made immutable":       {edit: func(o map[string]any) { o["immutable"] = true }, want: []string{".immutable"}},
 		"every file taken out": {edit: func(o map[string]any) { delete(o, "data") }, want: []string{".data"}},
+		"five files added": {
+			edit: func(o map[string]any) {
+				for _, f := range []string{"a", "b", "c", "d", "e"} {
+					o["data"].(map[string]any)[f] = ""
+				}
+			},
+			want: []string{".data"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -113,6 +113,15 @@ func driftAttribute(what, repair string) schema.ListAttribute {
 	}
 }
 
+// appliedDriftValue is drift after an apply: empty, but still null where the plan kept a state's null (see
+// planDriftRepair).
+func appliedDriftValue(planned types.List) types.List {
+	if planned.IsNull() {
+		return planned
+	}
+	return driftList(nil)
+}
+
 // driftList is the attribute value of the drifted paths.
 func driftList(paths []string) types.List {
 	vals := make([]attr.Value, len(paths))
@@ -123,11 +132,15 @@ func driftList(paths []string) types.List {
 }
 
 // planDriftRepair plans `drift` empty: a refresh that found drift then plans the apply that writes it back. It
-// reports whether the state had any.
+// reports whether the state had any. A state from before drift was kept (null) is left as it is, so that a plan
+// without refresh does not show every such object changing; its next refresh sets it.
 func planDriftRepair(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) bool {
 	var was types.List
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("drift"), &was)...)
+		if was.IsNull() {
+			return false
+		}
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("drift"), driftList(nil))...)
 	return len(was.Elements()) > 0

@@ -1,8 +1,13 @@
 package provider
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
@@ -16,9 +21,29 @@ func TestAccDrift_multiKueueGenerated(t *testing.T) {
 	// The MultiKueue test's manager, two workers, config and queue, under names of this test's own.
 	tf := newTFRun(t, "provider \"dwsfallback\" {}\n"+strings.NewReplacer(`"mk-`, `"dmk-`, `"multikueue"`, `"dmk"`,
 		`"cluster-queue"`, `"dmk-cluster-queue"`, `"user-queue"`, `"dmk-user-queue"`, `"default-flavor"`, `"dmk-default-flavor"`).Replace(multiKueueManagerConfig))
+	// An AdmissionCheck of the config's name that is not its check: the create refuses it instead of taking it over.
+	tf.mustRun("apply", "-auto-approve", "-input=false", "-target=dwsfallback_cluster.manager")
+	c := clusterClients(t, "dmk-manager")
+	foreign := &kueue.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: "dmk"}, Spec: kueue.AdmissionCheckSpec{ControllerName: "example.com/other"}}
+	checks := c.Kueue.KueueV1beta2().AdmissionChecks()
+	if _, err := checks.Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out, ok := tf.run("apply", "-auto-approve", "-input=false"); ok || !strings.Contains(strings.Join(strings.Fields(out), " "), "is not MultiKueueConfig dmk's check") {
+		t.Fatalf("the apply should refuse to take over AdmissionCheck dmk:\n%s", out)
+	}
+	if ac, err := checks.Get(context.Background(), "dmk", metav1.GetOptions{}); err != nil || ac.Spec.ControllerName != "example.com/other" {
+		t.Fatalf("the foreign check was changed: %v %v", ac, err)
+	}
+	if err := checks.Delete(context.Background(), "dmk", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(30*time.Second, func() bool {
+		_, err := checks.Get(context.Background(), "dmk", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
 	tf.mustRun("apply", "-auto-approve", "-input=false")
 	tf.expectEmptyPlan()
-	c := clusterClients(t, "dmk-manager")
 	tally := newDriftTally()
 	gv := kueue.GroupVersion
 	tryDrift(t, tf, c.Dynamic, tally, gv.WithResource("multikueueclusters"), "", "dmk-w1", true)

@@ -388,20 +388,31 @@ func deleteFilesConfigMap(ctx context.Context, c *kube.Clients, ns, cm, job stri
 		func(ctx context.Context) error { _, err := cms.Get(ctx, cm, metav1.GetOptions{}); return err }, time.Minute)
 }
 
-// refuseSharedFilesChange fails when the files' ConfigMap exists with other files and other RayJobs mount it:
-// writing ours would change their script under them.
+// refuseSharedFilesChange fails when the files' ConfigMap exists with other files, or was made immutable with other
+// files, and other RayJobs mount it: writing ours would change their script under them, or cannot be done.
 func refuseSharedFilesChange(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap, job string) error {
 	live, err := c.Core.ConfigMaps(cm.Namespace).Get(ctx, cm.Name, metav1.GetOptions{})
-	if err != nil || sameData(live.Data, cm.Data) {
+	if err != nil || keepsFiles(live, cm) || (sameData(live.Data, cm.Data) && !isImmutable(live)) {
 		return nil //nolint:nilerr // absent, or unreadable: the write that follows reports that
 	}
 	others, err := configMapUsers(ctx, c, cm.Namespace, cm.Name, job)
 	if err != nil || len(others) == 0 {
 		return err
 	}
+	if isImmutable(live) {
+		return fmt.Errorf("ConfigMap %s/%s was made immutable and holds other files than this job's, and RayJob %s mounts it, so it "+
+			"cannot be written. Delete it once those jobs are done, or give this job its own files_config_map", cm.Namespace, cm.Name, strings.Join(others, ", "))
+	}
 	return fmt.Errorf("ConfigMap %s/%s holds other files, and RayJob %s mounts it; writing this job's files would change theirs. "+
 		"Give this job its own files_config_map, or the same files", cm.Namespace, cm.Name, strings.Join(others, ", "))
 }
+
+// keepsFiles says whether live is immutable and holds exactly want's files: it cannot be written, and need not be.
+func keepsFiles(live, want *corev1.ConfigMap) bool {
+	return isImmutable(live) && sameData(live.Data, want.Data) && len(live.BinaryData) == 0
+}
+
+func isImmutable(cm *corev1.ConfigMap) bool { return cm.Immutable != nil && *cm.Immutable }
 
 // configMapUsers names the RayJobs of ns, other than except and those being deleted, that mount ConfigMap cm.
 func configMapUsers(ctx context.Context, c *kube.Clients, ns, cm, except string) ([]string, error) {
@@ -443,6 +454,9 @@ func applyConfigMap(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap) 
 	cms := c.Core.ConfigMaps(cm.Namespace)
 	written, err = cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: kube.FieldManager})
 	if apierrors.IsAlreadyExists(err) {
+		if live, gerr := cms.Get(ctx, cm.Name, metav1.GetOptions{}); gerr == nil && keepsFiles(live, cm) {
+			return live, false, nil // immutable, with these very files: the job runs them as they are
+		}
 		written, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: kube.FieldManager})
 		return written, false, err
 	}

@@ -35,21 +35,28 @@ var filesFields = []string{"data", "binaryData", "immutable"}
 // rayJobBaseline is what the create left on the job and on its files' ConfigMap (nil when it has none), as the API
 // server answered it.
 func rayJobBaseline(c *kube.Clients, job *rayv1.RayJob, cm *corev1.ConfigMap) (map[string]drift.Baseline, error) {
+	out := map[string]drift.Baseline{}
+	if cm != nil {
+		// First, and kept whatever befalls the job's: it needs no schema.
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
+		if err != nil {
+			return nil, err
+		}
+		m["apiVersion"], m["kind"] = "v1", "ConfigMap"
+		if out[configMapKey(cm.Namespace, cm.Name)], err = drift.RecordOnlyWhole(m, filesFields...); err != nil {
+			return nil, err
+		}
+	}
 	ty, err := c.Types(rayv1.GroupVersion.WithKind("RayJob"))
 	if err != nil {
-		return nil, err
-	}
-	out, err := takeBaselines(ty, []liveObject{rayJobObject(job)})
-	if err != nil || cm == nil {
 		return out, err
 	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
+	jobB, err := takeBaselines(ty, []liveObject{rayJobObject(job)})
 	if err != nil {
-		return nil, err
+		return out, err
 	}
-	m["apiVersion"], m["kind"] = "v1", "ConfigMap"
-	if out[configMapKey(cm.Namespace, cm.Name)], err = drift.RecordOnlyWhole(m, filesFields...); err != nil {
-		return nil, err
+	for k, v := range jobB {
+		out[k] = v
 	}
 	return out, nil
 }

@@ -143,8 +143,9 @@ func (r *computeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	planNamedClusterScope(ctx, r.clients, req, resp, "computeClasses")
-	if !req.State.Raw.IsNull() {
-		planDriftRepair(ctx, req, resp)
+	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+		// The update reads the class's health again: GKE may have rewritten it since the refresh.
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "health", types.StringUnknown())...)
 	}
 	var m computeClassModel
 	u, diags := knownPlan(ctx, req.Plan, &m)
@@ -176,7 +177,7 @@ func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, 
 		return false
 	}
 	m.Health = types.StringValue(classHealth(u))
-	m.Drift = driftList(nil)
+	m.Drift = appliedDriftValue(m.Drift)
 	recordClassBaseline(ctx, c, u, p, diags)
 	return true
 }

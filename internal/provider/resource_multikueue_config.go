@@ -284,11 +284,24 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 		}
 	}
 	workers, check := stringList(m.Workers), m.checkName()
+	if verb == "creating" {
+		// The apply is forced (the configuration owns the check's fields), so a check of that name that is not this
+		// config's would be taken over, and the queues that list it sent to these workers.
+		ac, err := multikueue.FindCheck(ctx, c.Kueue, check)
+		if err == nil && ac != nil && !multikueue.IsConfigCheck(ac, name) {
+			err = fmt.Errorf("AdmissionCheck %s already exists on %s and is not MultiKueueConfig %s's check (controller %s): "+
+				"choose another config name, or delete that check", check, c.Host, name, ac.Spec.ControllerName)
+		}
+		if err != nil {
+			diags.AddError(summary, err.Error())
+			return
+		}
+	}
 	if err := multikueue.ApplyConfig(ctx, c.Kueue, name, check, workers, kube.FieldManager); err != nil {
 		diags.AddError(summary, c.Explain("MultiKueueConfig", name, err).Error())
 		return
 	}
-	m.AdmissionCheck, m.Drift = types.StringValue(check), driftList(nil)
+	m.AdmissionCheck, m.Drift = types.StringValue(check), appliedDriftValue(m.Drift)
 	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(false), types.StringValue("Pending"), types.StringValue("")
 	recordConfig(ctx, c, name, check, private, diags)
 	// In state before the wait: a config no worker of which connects taints the resource instead of orphaning it.

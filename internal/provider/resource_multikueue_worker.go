@@ -408,7 +408,7 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 		diags.AddError(summary, c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error())
 		return false
 	}
-	m.CredentialsCurrent, m.Drift = types.BoolValue(true), driftList(nil)
+	m.CredentialsCurrent, m.Drift = types.BoolValue(true), appliedDriftValue(m.Drift)
 	recordKubeconfig(ctx, private, given, diags)
 	recordApplied(ctx, c, "MultiKueueCluster "+m.Name.ValueString(), []liveObject{multiKueueClusterObject(mkc)}, private, diags)
 	flattenWorker(m, mkc)
