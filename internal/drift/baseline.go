@@ -40,6 +40,33 @@ func (t *Types) Record(obj map[string]any, manager string) (Baseline, error) {
 	if set.Empty() {
 		return Baseline{}, ErrNotManaged
 	}
+	return t.recordSet(obj, set)
+}
+
+// RecordWritten is Record for a writer that keeps no field manager of its own (Helm's client-side three-way merge
+// names its writes after the running binary): the fields are those of what it wrote, written, and their values are
+// the object's, as the server stored them.
+func (t *Types) RecordWritten(obj, written map[string]any) (Baseline, error) {
+	tv, err := t.typed(written)
+	if err != nil {
+		return Baseline{}, err
+	}
+	set, err := tv.ToFieldSet()
+	if err != nil {
+		return Baseline{}, err
+	}
+	// The object's identity is nobody's field, as in managedFields.
+	set = set.Difference(fieldpath.NewSet(fieldpath.MakePathOrDie("apiVersion"), fieldpath.MakePathOrDie("kind"),
+		fieldpath.MakePathOrDie("metadata", "name"), fieldpath.MakePathOrDie("metadata", "namespace")))
+	if set.Empty() {
+		return Baseline{}, ErrNotManaged
+	}
+	return t.recordSet(obj, set)
+}
+
+// recordSet is the baseline of the set's fields of obj.
+func (t *Types) recordSet(obj map[string]any, set *fieldpath.Set) (Baseline, error) {
+	u := &unstructured.Unstructured{Object: obj}
 	tv, err := t.typed(obj)
 	if err != nil {
 		return Baseline{}, err

@@ -240,3 +240,32 @@ func TestDiffOnlyWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordWritten: a write recorded from what was sent, as Helm's client-side writes are, finds the same drift as
+// one recorded from the manager's managedFields; a field the server defaulted is not the writer's.
+func TestRecordWritten(t *testing.T) {
+	ty := podTypes(t)
+	head := func(o map[string]any) map[string]any {
+		return o["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	}
+	sent := func(o map[string]any) map[string]any {
+		s := roundTrip(t, o)
+		delete(s["metadata"].(map[string]any), "managedFields")
+		delete(head(s), "terminationMessagePath")
+		return s
+	}
+	cases := map[string]struct {
+		edit func(live map[string]any)
+		want []string
+	}{
+		"untouched":             {edit: func(map[string]any) {}},
+		"a defaulted field":     {edit: func(o map[string]any) { head(o)["terminationMessagePath"] = "/x" }},
+		"a written leaf":        {edit: func(o map[string]any) { head(o)["image"] = "ray:2" }, want: []string{`.spec.containers[name="head"].image`}},
+		"a written map removed": {edit: func(o map[string]any) { delete(o["spec"].(map[string]any), "nodeSelector") }, want: []string{".spec.nodeSelector"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			checkDiff(t, ty, func(o map[string]any) (Baseline, error) { return ty.RecordWritten(o, sent(o)) }, tc.edit, tc.want)
+		})
+	}
+}
