@@ -76,15 +76,26 @@ func driftOf(ty *drift.Types, baselines map[string]drift.Baseline, objs []liveOb
 		if err != nil {
 			return nil, err
 		}
-		paths, err := ty.Diff(b, m)
+		d, err := keyedDiff(ty, o.key, b, m)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", o.key, err)
+			return nil, err
 		}
-		for _, p := range paths {
-			out = append(out, o.key+" "+p)
-		}
+		out = append(out, d...)
 	}
 	sort.Strings(out)
+	return out, nil
+}
+
+// keyedDiff is ty.Diff of one object, each path after the object's key.
+func keyedDiff(ty *drift.Types, key string, b drift.Baseline, live map[string]any) ([]string, error) {
+	paths, err := ty.Diff(b, live)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = key + " " + p
+	}
 	return out, nil
 }
 

@@ -30,6 +30,7 @@ type kueueInstallModel struct {
 	Status       types.String   `tfsdk:"status"`
 	Revision     types.Int64    `tfsdk:"revision"`
 	AppVersion   types.String   `tfsdk:"app_version"`
+	Drift        types.List     `tfsdk:"drift"`
 	Timeouts     timeouts.Value `tfsdk:"timeouts"`
 }
 

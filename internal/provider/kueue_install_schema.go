@@ -90,6 +90,14 @@ func (r *kueueInstallResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed:            true,
 				MarkdownDescription: "Kueue's version in the chart.",
 			},
+			"drift": schema.ListAttribute{
+				Computed:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Every field that the release's manifest sets on Kueue's manager Deployment and its configuration ConfigMap and that differs on the live object now, " +
+					"as `Kind/namespace/name .path` (e.g. `Deployment/kueue-system/kueue-controller-manager .spec.replicas`), or the object marked `(deleted)`: " +
+					"changed or removed by kubectl or any writer but Helm. A non-empty list plans an update, a `helm upgrade` of the same chart and values, " +
+					"whose three-way merge writes those fields back; it is empty after each apply.",
+			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		}, false, "Kueue install (whose destroy removes Kueue's CRDs, queues and workloads)"),
 	}

@@ -166,15 +166,7 @@ func jobDrift(ctx context.Context, c *kube.Clients, b drift.Baseline, p jobProgr
 			return nil, err
 		}
 	}
-	paths, err := ty.Diff(b, live)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = o.key + " " + p
-	}
-	return out, nil
+	return keyedDiff(ty, o.key, b, live)
 }
 
 // subtractKueue takes Kueue's additions out of the job's pod templates, pod set by pod set ("head", then each worker

@@ -47,7 +47,7 @@ func (r *kueueInstallResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 func (r *kueueInstallResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.apply(ctx, req.Plan.Get, &resp.State, nil, &resp.Diagnostics, false)
+	r.apply(ctx, req.Plan.Get, &resp.State, resp.Private, &resp.Diagnostics, false)
 }
 
 // privateCreatedNamespace records that the install made its namespace, so that destroy removes it again (and only then).
@@ -87,7 +87,7 @@ func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Conte
 	name := plan.ReleaseName.ValueString()
 	var rel *release.Release
 	if create {
-		if _, nerr := c.Core.Namespaces().Get(ctx, plan.Namespace.ValueString(), metav1.GetOptions{}); apierrors.IsNotFound(nerr) && private != nil {
+		if _, nerr := c.Core.Namespaces().Get(ctx, plan.Namespace.ValueString(), metav1.GetOptions{}); apierrors.IsNotFound(nerr) {
 			diags.Append(private.SetKey(ctx, privateCreatedNamespace, []byte(`true`))...)
 		}
 		rel, err = h.Install(ctx, name, ch, values)
@@ -99,12 +99,14 @@ func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Conte
 	}
 	if rel != nil {
 		flattenRelease(&plan, rel)
+		plan.Drift = appliedDriftValue(plan.Drift)
 		diags.Append(state.Set(ctx, &plan)...)
 	}
 	if err != nil {
 		diags.AddError(fmt.Sprintf("installing Kueue (helm release %s/%s)", plan.Namespace.ValueString(), name), err.Error())
 		return
 	}
+	recordInstall(ctx, c, rel, private, diags)
 	if plan.Wait.ValueBool() {
 		if err := waitKueueReady(ctx, c, plan.Namespace.ValueString(), name); err != nil {
 			diags.AddError(fmt.Sprintf("waiting for Kueue (helm release %s/%s) to serve", plan.Namespace.ValueString(), name), err.Error())
@@ -121,7 +123,7 @@ func (r *kueueInstallResource) Read(ctx context.Context, req resource.ReadReques
 	if _, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp); !ok {
 		return
 	}
-	_, h, ok := r.connect(ctx, &st, &resp.Diagnostics)
+	c, h, ok := r.connect(ctx, &st, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -136,6 +138,18 @@ func (r *kueueInstallResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	flattenRelease(&st, rel)
+	var d []string
+	if b := readBaselines(ctx, req.Private, &resp.Diagnostics); len(b) > 0 {
+		var objs []writtenObject
+		if objs, err = releaseManagerObjects(ctx, c, rel); err == nil {
+			d, err = installDrift(c, b, objs)
+		}
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("reading Kueue's manager", err.Error())
+		return
+	}
+	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -186,7 +200,7 @@ func (r *kueueInstallResource) Delete(ctx context.Context, req resource.DeleteRe
 func (r *kueueInstallResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	st := kueueInstallModel{Timeouts: timeoutsNull(), Wait: types.BoolValue(true), Chart: types.StringValue(defaultKueueChart),
 		Values: types.StringNull(), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull(),
-		FeatureGates: types.MapNull(types.BoolType)}
+		FeatureGates: types.MapNull(types.BoolType), Drift: types.ListNull(types.StringType)}
 	id := req.ID
 	var rest string
 	var err error
@@ -221,6 +235,11 @@ func (r *kueueInstallResource) ModifyPlan(ctx context.Context, req resource.Modi
 		suffix = "helmReleases/" + kubeID
 	}
 	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
+	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+		// The repair is a `helm upgrade`: a new revision, whose status Helm sets.
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "revision", types.Int64Unknown())...)
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)
+	}
 	if !values.IsUnknown() {
 		if _, err := releaseValues(&kueueInstallModel{Values: values, FeatureGates: types.MapNull(types.BoolType)}); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("values"), "Unreadable values", err.Error())

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -18,6 +19,9 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/helm"
@@ -139,6 +143,20 @@ resource "dwsfallback_kueue_install" "test" {
 				},
 			},
 			{
+				// Kueue's manager scaled and its configuration edited with kubectl, beside Helm: the release's
+				// values are unchanged, so only the objects show it; the apply's `helm upgrade` writes them back.
+				PreConfig: func() { patchManagerByHand(t, admin) },
+				Config:    cfg(withMore),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_kueue_install.test", plancheck.ResourceActionUpdate),
+					refreshedDrift{"dwsfallback_kueue_install.test", []string{
+						"ConfigMap/kueue-system/kueue-manager-config .data.controller_manager_config.yaml",
+						"Deployment/kueue-system/kueue-controller-manager .spec.replicas",
+					}},
+				}},
+				Check: func(*terraform.State) error { return managerAsWritten(admin) },
+			},
+			{
 				// The release uninstalled by hand, and its namespace deleted: planned again. The new install makes the
 				// namespace, so its destroy removes it (CheckDestroy).
 				PreConfig: func() {
@@ -250,4 +268,71 @@ func handUpgrade(t *testing.T, admin *kube.Clients, chartDir string, values map[
 	if _, err := h.Upgrade(context.Background(), "kueue", ch, values); err != nil {
 		t.Fatal(err)
 	}
+}
+
+var managerGVR, configGVR = k8sschema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+	k8sschema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// patchManagerByHand is `kubectl scale` of Kueue's manager and `kubectl edit` of its configuration, each written by
+// a field manager of its own; the refresh must name both, as the plan's prior state shows.
+func patchManagerByHand(t *testing.T, admin *kube.Clients) {
+	t.Helper()
+	ctx := context.Background()
+	patch := func(gvr k8sschema.GroupVersionResource, name, body, manager string) {
+		if _, err := admin.Dynamic.Resource(gvr).Namespace("kueue-system").Patch(ctx, name, k8stypes.MergePatchType, []byte(body),
+			metav1.PatchOptions{FieldManager: manager}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patch(managerGVR, "kueue-controller-manager", `{"spec":{"replicas":3}}`, "kubectl-scale")
+	patch(configGVR, "kueue-manager-config", `{"data":{"controller_manager_config.yaml":"by: hand\n"}}`, "kubectl-edit")
+}
+
+// managerAsWritten checks that the manager and its configuration are the chart's again.
+func managerAsWritten(admin *kube.Clients) error {
+	ctx := context.Background()
+	d, err := admin.Dynamic.Resource(managerGVR).Namespace("kueue-system").Get(ctx, "kueue-controller-manager", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas"); n == 3 {
+		return fmt.Errorf("manager replicas after apply: %d, want the chart's", n)
+	}
+	c, err := admin.Dynamic.Resource(configGVR).Namespace("kueue-system").Get(ctx, "kueue-manager-config", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if v, _, _ := unstructured.NestedString(c.Object, "data", "controller_manager_config.yaml"); v == "by: hand\n" || !strings.Contains(v, "apiVersion") {
+		return fmt.Errorf("manager configuration after apply: %q, want the chart's", v)
+	}
+	return nil
+}
+
+// refreshedDrift checks the `drift` the refresh before the plan read, in the plan's prior state.
+type refreshedDrift struct {
+	address string
+	want    []string
+}
+
+func (c refreshedDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	if req.Plan.PriorState == nil || req.Plan.PriorState.Values == nil {
+		resp.Error = fmt.Errorf("the plan has no prior state")
+		return
+	}
+	for _, r := range req.Plan.PriorState.Values.RootModule.Resources {
+		if r.Address != c.address {
+			continue
+		}
+		var got []string
+		list, _ := r.AttributeValues["drift"].([]any)
+		for _, e := range list {
+			s, _ := e.(string)
+			got = append(got, s)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			resp.Error = fmt.Errorf("%s drift after refresh (-want +got):\n%s", c.address, diff)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s is not in the prior state", c.address)
 }
