@@ -25,6 +25,7 @@ type clusterModel struct {
 	Endpoint           types.String   `tfsdk:"endpoint"`
 	CACertificate      types.String   `tfsdk:"ca_certificate"`
 	Status             types.String   `tfsdk:"status"`
+	Drift              types.List     `tfsdk:"drift"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -73,11 +74,11 @@ func flattenCluster(m *clusterModel, c *containerpb.Cluster) {
 	case !versionMatches(m.KubernetesVersion.ValueString(), c.GetCurrentMasterVersion()):
 		m.KubernetesVersion = types.StringValue(c.GetCurrentMasterVersion())
 	}
-	for _, np := range c.GetNodePools() {
-		if np.GetName() == "default-pool" {
-			m.MachineType = types.StringValue(np.GetConfig().GetMachineType())
-			m.NodeCount = types.Int64Value(int64(np.GetInitialNodeCount()))
-		}
+	// The default pool's settings are read on import alone: afterwards `drift` compares the pool, whose repair makes
+	// the pool again rather than the cluster.
+	if np := clusterPool(c, "default-pool"); np != nil && (m.MachineType.IsNull() || m.NodeCount.IsNull()) {
+		m.MachineType = types.StringValue(np.GetConfig().GetMachineType())
+		m.NodeCount = types.Int64Value(int64(np.GetInitialNodeCount()))
 	}
 	m.ImageStreaming = types.BoolValue(c.GetNodePoolDefaults().GetNodeConfigDefaults().GetGcfsConfig().GetEnabled())
 	m.RayOperator = types.BoolValue(c.GetAddonsConfig().GetRayOperatorConfig().GetEnabled())

@@ -68,8 +68,9 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Default:       stringdefault.StaticString("n2-standard-16"),
 				PlanModifiers: replace,
 				MarkdownDescription: "Machine type of `default-pool`, where Ray heads run (default `n2-standard-16`, as in the tutorial). Changing it replaces the cluster. " +
-					"If `default-pool` is deleted by hand (some teams move heads to pools of their own), this and `default_pool_node_count` keep their values: " +
-					"not drift, since making the cluster again would delete everything on it.",
+					"The live pool is compared in `drift`; a pool made again by hand with another machine type is made again as configured, not the cluster. " +
+					"If `default-pool` is deleted by hand (some teams move heads to pools of their own), that is not drift: " +
+					"making it again would cost nodes nobody asked for, and making the cluster again would delete everything on it.",
 			},
 			"default_pool_node_count": schema.Int64Attribute{
 				Optional:      true,
@@ -77,7 +78,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Default:       int64default.StaticInt64(3),
 				Validators:    []validator.Int64{int64validator.AtLeast(1)},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
-				MarkdownDescription: "Nodes of `default-pool` when the cluster is made (default 3, gcloud's); read back as GKE's `initialNodeCount`, so a later " +
+				MarkdownDescription: "Nodes of `default-pool` when the cluster is made (default 3, gcloud's); compared in `drift` as GKE's `initialNodeCount`, so a later " +
 					"`gcloud container clusters resize` is not drift. Changing it replaces the cluster.",
 			},
 			"image_streaming": schema.BoolAttribute{
@@ -123,6 +124,16 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"status": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "GKE's status of the cluster.",
+			},
+			"drift": schema.ListAttribute{
+				Computed:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Every field of the cluster's create request, as GKE makes it, that differs on the live cluster now, in GKE's field names: " +
+					"`Cluster/NAME .path` (e.g. `.addonsConfig.rayOperatorConfig.enabled`) or `NodePool/default-pool .path`, " +
+					"changed by gcloud, the console or any other API client. The version is compared by `kubernetes_version`, the other pools by their own resources. " +
+					"A non-empty list plans an update: add-ons, image streaming, the release channel and labels are set again; the default pool's auto-repair, " +
+					"auto-upgrade and upgrade settings are set again in place, and a default pool changed where only a new pool can differ is made again. " +
+					"It is empty after each apply.",
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},

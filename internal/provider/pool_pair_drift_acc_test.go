@@ -8,6 +8,7 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
@@ -80,7 +81,7 @@ func tryPoolDrift(t *testing.T, ref clusterRef, tf *tfRun, pools ...string) {
 
 // otherValue is a change of field in the JSON form of np, as another writer would make it: another value of a scalar
 // or an enum, an extra item in a list of strings or a map, a list of messages removed.
-func otherValue(t *testing.T, np *containerpb.NodePool, field string) (json.RawMessage, string) {
+func otherValue(t *testing.T, np proto.Message, field string) (json.RawMessage, string) {
 	t.Helper()
 	m := np.ProtoReflect()
 	parts := strings.Split(field, ".")

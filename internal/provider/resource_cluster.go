@@ -54,6 +54,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		// Recorded as soon as GKE accepted it: a failed or interrupted wait taints the cluster instead of losing it.
 		st := plan
 		st.ResolvedVersion, st.Endpoint, st.CACertificate, st.Status = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("PROVISIONING")
+		st.Drift = appliedDriftValue(st.Drift)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	})
 	if err != nil && !gke.IsAlreadyExists(err) {
@@ -80,7 +81,9 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		}
 	}
 	flattenCluster(&plan, cl)
+	plan.Drift = appliedDriftValue(plan.Drift)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	writeClusterBaseline(ctx, resp.Private, &plan, &resp.Diagnostics)
 }
 
 func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -104,6 +107,11 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	flattenCluster(&st, cl)
+	var d []string
+	if base := readClusterBaseline(ctx, req.Private, &resp.Diagnostics); base != nil {
+		d = clusterDrift(base, cl)
+	}
+	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -122,7 +130,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !ok {
 		return
 	}
-	name := ref.String()
+	name, obj := ref.String(), "Cluster/"+ref.Name
 	var steps []struct {
 		what string
 		call func(context.Context) (*containerpb.Operation, error)
@@ -133,19 +141,19 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			call func(context.Context) (*containerpb.Operation, error)
 		}{what, call})
 	}
-	if !plan.RayOperator.Equal(prior.RayOperator) {
+	if !plan.RayOperator.Equal(prior.RayOperator) || driftNames(prior.Drift, obj, "addonsConfig") {
 		add("the RayOperator add-on", func(ctx context.Context) (*containerpb.Operation, error) {
 			return client.API().SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: name,
 				AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: plan.RayOperator.ValueBool()}}})
 		})
 	}
-	if !plan.ImageStreaming.Equal(prior.ImageStreaming) {
+	if !plan.ImageStreaming.Equal(prior.ImageStreaming) || driftNames(prior.Drift, obj, "nodePoolDefaults") {
 		add("image streaming", func(ctx context.Context) (*containerpb.Operation, error) {
 			return client.API().UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name,
 				Update: &containerpb.ClusterUpdate{DesiredGcfsConfig: &containerpb.GcfsConfig{Enabled: plan.ImageStreaming.ValueBool()}}})
 		})
 	}
-	if !plan.ReleaseChannel.Equal(prior.ReleaseChannel) {
+	if !plan.ReleaseChannel.Equal(prior.ReleaseChannel) || driftNames(prior.Drift, obj, "releaseChannel") {
 		ch := containerpb.ReleaseChannel_Channel(containerpb.ReleaseChannel_Channel_value[plan.ReleaseChannel.ValueString()])
 		add("the release channel", func(ctx context.Context) (*containerpb.Operation, error) {
 			return client.API().UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: name,
@@ -158,7 +166,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 				Update: &containerpb.ClusterUpdate{DesiredMasterVersion: plan.KubernetesVersion.ValueString()}})
 		})
 	}
-	if !plan.Labels.Equal(prior.Labels) {
+	if !plan.Labels.Equal(prior.Labels) || driftNames(prior.Drift, obj, "resourceLabels") {
 		add("labels", func(ctx context.Context) (*containerpb.Operation, error) {
 			cl, err := findCluster(ctx, client, ref)
 			if err != nil {
@@ -173,13 +181,19 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			return
 		}
 	}
+	if err := repairDefaultPools(ctx, client, ref, &plan, prior.Drift); err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("repairing the default pool of GKE cluster (%s)", ref.Name), err.Error())
+		return
+	}
 	cl, err := findCluster(ctx, client, ref)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading GKE cluster (%s)", ref.Name), err.Error())
 		return
 	}
 	flattenCluster(&plan, cl)
+	plan.Drift = appliedDriftValue(plan.Drift)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	writeClusterBaseline(ctx, resp.Private, &plan, &resp.Diagnostics)
 }
 
 func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -218,7 +232,7 @@ func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 	st := clusterModel{
 		ID: types.StringValue(ref.String()), Name: types.StringValue(ref.Name), Project: types.StringValue(ref.Project),
 		Location: types.StringValue(ref.Location), KubernetesVersion: types.StringNull(), Labels: types.MapNull(types.StringType),
-		DeletionProtection: types.BoolValue(true), Timeouts: timeoutsNull(),
+		DeletionProtection: types.BoolValue(true), Timeouts: timeoutsNull(), Drift: types.ListNull(types.StringType),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
@@ -240,4 +254,8 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	plan.Project, plan.Location, plan.ID = types.StringValue(ref.Project), types.StringValue(ref.Location), types.StringValue(ref.String())
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+		// The repair's operations pass through RECONCILING; the update reads the status again.
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)
+	}
 }
