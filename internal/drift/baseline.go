@@ -151,6 +151,9 @@ func (t *Types) Diff(b Baseline, live map[string]any) ([]string, error) {
 	if err := set.FromJSON(bytes.NewReader(b.Fields)); err != nil {
 		return nil, fmt.Errorf("reading the baseline's fields: %w", err)
 	}
+	if unchanged(b, set, live) {
+		return nil, nil
+	}
 	var base map[string]any
 	if err := json.Unmarshal(b.Values, &base); err != nil {
 		return nil, fmt.Errorf("reading the baseline's values: %w", err)

@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -267,5 +268,57 @@ func TestRecordWritten(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			checkDiff(t, ty, func(o map[string]any) (Baseline, error) { return ty.RecordWritten(o, sent(o)) }, tc.edit, tc.want)
 		})
+	}
+}
+
+// TestUnchangedShortcut: an object as the write left it, or changed only where the write did not write, is known
+// unchanged without typing it; a change the write owns is not.
+func TestUnchangedShortcut(t *testing.T) {
+	ty := podTypes(t)
+	written := writtenPod(t, ty)
+	b, err := ty.Record(written, manager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &fieldpath.Set{}
+	if err := set.FromJSON(bytes.NewReader(b.Fields)); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(o map[string]any) map[string]any { return o["spec"].(map[string]any) }
+	cases := map[string]struct {
+		edit func(map[string]any)
+		want bool
+	}{
+		"as written":             {edit: func(map[string]any) {}, want: true},
+		"another writer's field": {edit: func(o map[string]any) { spec(o)["priority"] = int64(7) }, want: true},
+		"another writer's env": {edit: func(o map[string]any) {
+			c := spec(o)["containers"].([]any)[0].(map[string]any)
+			c["env"] = append(c["env"].([]any), map[string]any{"name": "B", "value": "2"})
+		}, want: true},
+		"a written leaf":       {edit: func(o map[string]any) { spec(o)["containers"].([]any)[0].(map[string]any)["image"] = "ray:2" }},
+		"an atomic map extra":  {edit: func(o map[string]any) { spec(o)["nodeSelector"].(map[string]any)["x"] = "y" }},
+		"a keyed item removed": {edit: func(o map[string]any) { spec(o)["containers"].([]any)[0].(map[string]any)["env"] = []any{} }},
+	}
+	for name, tc := range cases {
+		live := roundTrip(t, written)
+		tc.edit(live)
+		if got := unchanged(b, set, live); got != tc.want {
+			t.Errorf("%s: unchanged = %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+func BenchmarkDiffUnchanged(b *testing.B) {
+	ty := podTypes(&testing.T{})
+	written := writtenPod(&testing.T{}, ty)
+	base, err := ty.Record(written, manager)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ty.Diff(base, written); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
