@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -576,4 +577,24 @@ func workloadsHeld(wls []kueue.Workload, host string) error {
 	}
 	return fmt.Errorf("the job's Workload %s on %s is still held by Kueue: it removes a MultiKueue job's copies on the workers first, "+
 		"and waits for a worker that does not answer. Its quota stays in use until then; apply again once the worker answers", strings.Join(held, ", "), host)
+}
+
+// waitWorkloadGone waits, for up to a minute, until the Workload named name, of the RayJob named job, is gone; ""
+// names none, and a Workload of another owner is not waited for.
+func waitWorkloadGone(ctx context.Context, c *kube.Clients, ns, name, job string) error {
+	if name == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		wl, err := c.Kueue.KueueV1beta2().Workloads(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || kueueMissing(err) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return !slices.ContainsFunc(wl.OwnerReferences, func(o metav1.OwnerReference) bool { return o.Kind == "RayJob" && o.Name == job }), nil
+	})
 }

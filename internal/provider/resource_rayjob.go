@@ -175,6 +175,13 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 			return
 		}
 		resp.Diagnostics.AddWarning("RayJob not found", fmt.Sprintf("RayJob %s/%s no longer exists before it finished; it will be submitted again.", ns, name))
+		// Its Workload outlives it until the garbage collector comes, and Kueue (v0.17) finds a job's Workloads by
+		// the job's name: a job submitted again before then is admitted under the old Workload's name, whose
+		// annotations then read as drift. Wait for it here, where its name is still known.
+		if err := waitWorkloadGone(ctx, c, ns, st.WorkloadName.ValueString(), name); err != nil {
+			resp.Diagnostics.AddWarning("Workload of the deleted RayJob still there", fmt.Sprintf("Workload %s/%s of the deleted RayJob %s: %v. "+
+				"A job submitted again while it remains may be admitted under its name.", ns, st.WorkloadName.ValueString(), name, err))
+		}
 		resp.State.RemoveResource(ctx)
 		return
 	}
