@@ -21,15 +21,22 @@ import (
 // cluster with it, every field at any depth, whatever the resource's attributes read back.
 const privateClusterBaseline = "cluster_baseline"
 
-// clusterZeroFields are the fields of the cluster's request that mean something at zero (an add-on or image
-// streaming off), which proto3 cannot tell from unset.
-var clusterZeroFields = []string{"addonsConfig.rayOperatorConfig.enabled", "nodePoolDefaults.nodeConfigDefaults.gcfsConfig.enabled"}
+// clusterZeroFields are the fields of the cluster's request that mean something at zero, which proto3 cannot tell
+// from unset. An add-on or image streaming turned off is not among them: GKE may leave the message out of a cluster
+// that has the feature off, and the ray_operator and image_streaming attributes read those back.
+var clusterZeroFields []string
 
 // clusterWanted is what GKE makes of the cluster's create request: the request, less the version it resolves (the
-// kubernetes_version attribute compares that), each pool as GKE makes a pool.
+// kubernetes_version attribute compares that) and the messages of features turned off, each pool as GKE makes a pool.
 func clusterWanted(m *clusterModel) *containerpb.Cluster {
 	c := expandCluster(m)
 	c.InitialClusterVersion = ""
+	if !c.GetAddonsConfig().GetRayOperatorConfig().GetEnabled() {
+		c.AddonsConfig = nil
+	}
+	if !c.GetNodePoolDefaults().GetNodeConfigDefaults().GetGcfsConfig().GetEnabled() {
+		c.NodePoolDefaults = nil
+	}
 	for i, np := range c.NodePools {
 		c.NodePools[i] = gkeMakes(np)
 	}
@@ -37,9 +44,10 @@ func clusterWanted(m *clusterModel) *containerpb.Cluster {
 }
 
 // clusterDrift names each field of the live cluster that differs from what the last apply made of it: the cluster's
-// as "Cluster/NAME .path", its pools' (the default pool) as "NodePool/NAME .path".
+// as "Cluster/NAME .path", its pools' (the default pool) as "NodePool/NAME .path", or "NodePool/NAME (deleted)" for
+// one a repair deleted and did not make again (recreating).
 // Pools made by other resources are theirs to compare.
-func clusterDrift(base, live *containerpb.Cluster) []string {
+func clusterDrift(base, live *containerpb.Cluster, recreating []string) []string {
 	b, l := withoutPools(base), withoutPools(live)
 	var out []string
 	for _, p := range gkedrift.Diff(b, l, clusterZeroFields...) {
@@ -48,8 +56,12 @@ func clusterDrift(base, live *containerpb.Cluster) []string {
 	for _, bp := range base.GetNodePools() {
 		// A default pool deleted by hand is not drift: teams that run Ray heads on pools of their own delete it,
 		// and the resource's docs say so.
-		if lp := clusterPool(live, bp.GetName()); lp != nil {
+		lp := clusterPool(live, bp.GetName())
+		switch {
+		case lp != nil:
 			out = append(out, poolDrift(map[string]*containerpb.NodePool{bp.GetName(): bp}, lp)...)
+		case slices.Contains(recreating, bp.GetName()):
+			out = append(out, "NodePool/"+bp.GetName()+" (deleted)") // by a repair whose create failed
 		}
 	}
 	return out
@@ -107,14 +119,39 @@ func writeClusterBaseline(ctx context.Context, p privateState, m *clusterModel, 
 	writePrivate(ctx, p, privateClusterBaseline, json.RawMessage(b), diags)
 }
 
+// privateRecreating names the default pools a repair deleted to make again, until it made them: a pool left deleted
+// by a failed create is drift, where a pool deleted by hand is not.
+const privateRecreating = "recreating_pools"
+
+// recreatedDefaultPools are the default pools whose planned drift only a new pool repairs: a path outside auto-repair,
+// auto-upgrade and upgrade settings, or the pool left deleted by an earlier repair.
+func recreatedDefaultPools(planned types.List) []string {
+	pools, fields := driftByPool(planned)
+	var out []string
+	for _, pool := range pools {
+		if slices.ContainsFunc(fields[pool], func(p string) bool { return !underAny(p, "management", "upgradeSettings") }) {
+			out = append(out, pool)
+		}
+	}
+	for _, e := range planned.Elements() {
+		s, _ := e.(types.String)
+		if pool, ok := strings.CutSuffix(strings.TrimPrefix(s.ValueString(), "NodePool/"), " (deleted)"); ok && !slices.Contains(out, pool) {
+			out = append(out, pool)
+		}
+	}
+	return out
+}
+
 // repairDefaultPools makes each pool of the cluster's request that the plan named in drift what the request asks
-// again: auto-repair, auto-upgrade and upgrade settings in place; a pool changed where only a new pool can differ
-// (made again by hand with another machine type, scopes or size), by deleting and creating it again.
-func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef, m *clusterModel, planned types.List) error {
+// again: auto-repair, auto-upgrade and upgrade settings in place; a pool the plan named changed where only a new pool
+// can differ (made again by hand with another machine type, scopes or size), by deleting and creating it again. A
+// difference that arose after the plan waits for the next one.
+func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef, m *clusterModel, planned types.List, p privateState, diags *diag.Diagnostics) error {
 	cl, err := findCluster(ctx, client, ref)
 	if err != nil {
 		return err
 	}
+	recreate := recreatedDefaultPools(planned)
 	for _, want := range clusterWanted(m).GetNodePools() {
 		obj := "NodePool/" + want.GetName()
 		if !driftNames(planned, obj) {
@@ -122,18 +159,22 @@ func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef,
 		}
 		name := ref.String() + "/nodePools/" + want.GetName()
 		have := clusterPool(cl, want.GetName())
-		if have == nil {
-			continue
+		var diff []string
+		if have != nil {
+			diff = gkedrift.Diff(want, have, zeroFields...)
 		}
-		diff := gkedrift.Diff(want, have, zeroFields...)
 		var calls []func(context.Context) (*containerpb.Operation, error)
-		if slices.ContainsFunc(diff, func(p string) bool { return !underAny(p, "management", "upgradeSettings") }) {
+		if slices.Contains(recreate, want.GetName()) {
+			writePrivate(ctx, p, privateRecreating, []string{want.GetName()}, diags)
+			if have != nil {
+				calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
+					return client.API().DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: name})
+				})
+			}
 			calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
-				return client.API().DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: name})
-			}, func(ctx context.Context) (*containerpb.Operation, error) {
 				return client.API().CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: ref.String(), NodePool: want})
 			})
-		} else {
+		} else if have != nil {
 			if slices.ContainsFunc(diff, func(p string) bool { return underAny(p, "management") }) {
 				calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
 					return client.API().SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: name, Management: want.GetManagement()})
@@ -146,9 +187,13 @@ func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef,
 			}
 		}
 		for _, call := range calls {
-			if err := client.Mutate(ctx, name, call, nil); err != nil && !gke.IsNotFound(err) {
+			// The cluster's name, as every caller: GKE runs one operation on a cluster at a time.
+			if err := client.Mutate(ctx, ref.String(), call, nil); err != nil && !gke.IsNotFound(err) {
 				return fmt.Errorf("node pool %s: %w", want.GetName(), err)
 			}
+		}
+		if slices.Contains(recreate, want.GetName()) {
+			writePrivate(ctx, p, privateRecreating, nil, diags)
 		}
 	}
 	return nil

@@ -47,7 +47,7 @@ func TestAccDrift_clusterGenerated(t *testing.T) {
 		if out, code := tf.planExit(); code != 0 {
 			t.Fatalf("%s (%s): the plan after the repair is not empty (exit %d):\n%s", named, what, code, out)
 		}
-		if d := clusterDrift(base, live()); len(d) > 0 {
+		if d := clusterDrift(base, live(), nil); len(d) > 0 {
 			t.Fatalf("%s (%s): after the repair the cluster still differs in %v", named, what, d)
 		}
 		repaired++

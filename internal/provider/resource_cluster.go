@@ -109,7 +109,9 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	flattenCluster(&st, cl)
 	var d []string
 	if base := readClusterBaseline(ctx, req.Private, &resp.Diagnostics); base != nil {
-		d = clusterDrift(base, cl)
+		var recreating []string
+		readPrivate(ctx, req.Private, privateRecreating, &recreating, &resp.Diagnostics)
+		d = clusterDrift(base, cl, recreating)
 	}
 	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -181,7 +183,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			return
 		}
 	}
-	if err := repairDefaultPools(ctx, client, ref, &plan, prior.Drift); err != nil {
+	if err := repairDefaultPools(ctx, client, ref, &plan, prior.Drift, resp.Private, &resp.Diagnostics); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("repairing the default pool of GKE cluster (%s)", ref.Name), err.Error())
 		return
 	}
@@ -257,5 +259,11 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
 		// The repair's operations pass through RECONCILING; the update reads the status again.
 		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)
+		var drift types.List
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("drift"), &drift)...)
+		for _, pool := range recreatedDefaultPools(drift) {
+			resp.Diagnostics.AddWarning("Node pool made again", fmt.Sprintf("Node pool %s of cluster %s differs where only a new pool can "+
+				"(see drift): the apply deletes it and creates it as configured. Its nodes, and what runs on them, go with it.", pool, ref.Name))
+		}
 	}
 }

@@ -239,6 +239,13 @@ func (r *kueueInstallResource) ModifyPlan(ctx context.Context, req resource.Modi
 		// The repair is a `helm upgrade`: a new revision, whose status Helm sets.
 		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "revision", types.Int64Unknown())...)
 		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)
+		// A local chart edited since the last apply brings its own versions.
+		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "app_version", types.StringUnknown())...)
+		var chartVersion types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("chart_version"), &chartVersion)...)
+		if chartVersion.IsNull() {
+			resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "chart_version", types.StringUnknown())...)
+		}
 	}
 	if !values.IsUnknown() {
 		if _, err := releaseValues(&kueueInstallModel{Values: values, FeatureGates: types.MapNull(types.BoolType)}); err != nil {
