@@ -129,7 +129,7 @@ func recreatedDefaultPools(planned types.List) []string {
 	pools, fields := driftByPool(planned)
 	var out []string
 	for _, pool := range pools {
-		if slices.ContainsFunc(fields[pool], func(p string) bool { return !underAny(p, "management", "upgradeSettings") }) {
+		if slices.ContainsFunc(fields[pool], func(p string) bool { return !inPlace(p) }) {
 			out = append(out, pool)
 		}
 	}
@@ -159,12 +159,9 @@ func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef,
 		}
 		name := ref.String() + "/nodePools/" + want.GetName()
 		have := clusterPool(cl, want.GetName())
-		var diff []string
-		if have != nil {
-			diff = gkedrift.Diff(want, have, zeroFields...)
-		}
 		var calls []func(context.Context) (*containerpb.Operation, error)
-		if slices.Contains(recreate, want.GetName()) {
+		switch {
+		case slices.Contains(recreate, want.GetName()):
 			writePrivate(ctx, p, privateRecreating, []string{want.GetName()}, diags)
 			if have != nil {
 				calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
@@ -174,17 +171,8 @@ func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef,
 			calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
 				return client.API().CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: ref.String(), NodePool: want})
 			})
-		} else if have != nil {
-			if slices.ContainsFunc(diff, func(p string) bool { return underAny(p, "management") }) {
-				calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
-					return client.API().SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: name, Management: want.GetManagement()})
-				})
-			}
-			if slices.ContainsFunc(diff, func(p string) bool { return underAny(p, "upgradeSettings") }) {
-				calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
-					return client.API().UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{Name: name, UpgradeSettings: want.GetUpgradeSettings()})
-				})
-			}
+		case have != nil:
+			calls = inPlaceRepairs(client, name, want, have)
 		}
 		for _, call := range calls {
 			// The cluster's name, as every caller: GKE runs one operation on a cluster at a time.

@@ -145,35 +145,7 @@ func repairInPlace(ctx context.Context, client *gke.Client, ref clusterRef, name
 		if !ok || have == nil {
 			continue
 		}
-		diff := gkedrift.Diff(want, have, zeroFields...)
-		differs := func(field string) bool {
-			return slices.ContainsFunc(diff, func(p string) bool { return underAny(p, field) })
-		}
-		name := ref.String() + "/nodePools/" + have.GetName()
-		var calls []func(context.Context) (*containerpb.Operation, error)
-		if differs("autoscaling") {
-			calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
-				return client.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: name, Autoscaling: want.GetAutoscaling()})
-			})
-		}
-		if differs("management") {
-			calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
-				return client.API().SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: name, Management: want.GetManagement()})
-			})
-		}
-		if differs("upgradeSettings") || differs("config.labels") || differs("config.taints") {
-			u := &containerpb.UpdateNodePoolRequest{Name: name}
-			if differs("upgradeSettings") {
-				u.UpgradeSettings = want.GetUpgradeSettings()
-			}
-			if differs("config.labels") {
-				u.Labels = &containerpb.NodeLabels{Labels: want.GetConfig().GetLabels()}
-			}
-			if differs("config.taints") {
-				u.Taints = &containerpb.NodeTaints{Taints: want.GetConfig().GetTaints()}
-			}
-			calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
-		}
+		calls := inPlaceRepairs(client, ref.String()+"/nodePools/"+have.GetName(), want, have)
 		for _, call := range calls {
 			if err := client.Mutate(ctx, ref.String(), call, nil); err != nil {
 				return fmt.Errorf("node pool %s: %w", have.GetName(), err)
@@ -181,4 +153,38 @@ func repairInPlace(ctx context.Context, client *gke.Client, ref clusterRef, name
 		}
 	}
 	return nil
+}
+
+// inPlaceRepairs are the calls that set again, on the pool named name, the fields GKE changes in place where have
+// differs from want: autoscaling, management, upgrade settings, node labels and taints.
+func inPlaceRepairs(client *gke.Client, name string, want, have *containerpb.NodePool) []func(context.Context) (*containerpb.Operation, error) {
+	diff := gkedrift.Diff(want, have, zeroFields...)
+	differs := func(field string) bool {
+		return slices.ContainsFunc(diff, func(p string) bool { return underAny(p, field) })
+	}
+	var calls []func(context.Context) (*containerpb.Operation, error)
+	if differs("autoscaling") {
+		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
+			return client.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: name, Autoscaling: want.GetAutoscaling()})
+		})
+	}
+	if differs("management") {
+		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
+			return client.API().SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: name, Management: want.GetManagement()})
+		})
+	}
+	if differs("upgradeSettings") || differs("config.labels") || differs("config.taints") {
+		u := &containerpb.UpdateNodePoolRequest{Name: name}
+		if differs("upgradeSettings") {
+			u.UpgradeSettings = want.GetUpgradeSettings()
+		}
+		if differs("config.labels") {
+			u.Labels = &containerpb.NodeLabels{Labels: want.GetConfig().GetLabels()}
+		}
+		if differs("config.taints") {
+			u.Taints = &containerpb.NodeTaints{Taints: want.GetConfig().GetTaints()}
+		}
+		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
+	}
+	return calls
 }
