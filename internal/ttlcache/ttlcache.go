@@ -12,8 +12,9 @@ type Cache[K comparable, V any] struct {
 	ttl time.Duration
 	now func() time.Time
 
-	mu sync.Mutex
-	m  map[K]entry[V]
+	mu       sync.Mutex
+	m        map[K]entry[V]
+	inflight map[K]*call[V]
 }
 
 type entry[V any] struct {
@@ -21,33 +22,56 @@ type entry[V any] struct {
 	at time.Time
 }
 
+// call is a find under way, which callers that miss meanwhile wait for instead of asking again: Terraform reads
+// ten resources at once, and each would otherwise send the same request.
+type call[V any] struct {
+	done chan struct{}
+	v    V
+	err  error
+}
+
 // New makes a cache whose values stay for ttl.
 func New[K comparable, V any](ttl time.Duration) *Cache[K, V] {
-	return &Cache[K, V]{ttl: ttl, now: time.Now, m: map[K]entry[V]{}}
+	return &Cache[K, V]{ttl: ttl, now: time.Now, m: map[K]entry[V]{}, inflight: map[K]*call[V]{}}
 }
 
-// Get returns the value remembered for k, or finds it with find and remembers it when find succeeds. Two callers
-// that miss at once both call find: the answers are reads, and the last one stays.
+// Get returns the value remembered for k, or finds it with find and remembers it when find succeeds. Callers that
+// miss while a find for k is under way share its answer, its error included.
 func (c *Cache[K, V]) Get(k K, find func() (V, error)) (V, error) {
 	c.mu.Lock()
-	e, ok := c.m[k]
-	c.mu.Unlock()
-	if ok && c.now().Sub(e.at) < c.ttl {
+	if e, ok := c.m[k]; ok && c.now().Sub(e.at) < c.ttl {
+		c.mu.Unlock()
 		return e.v, nil
 	}
-	v, err := find()
-	if err != nil {
-		return v, err
+	if cl := c.inflight[k]; cl != nil {
+		c.mu.Unlock()
+		<-cl.done
+		return cl.v, cl.err
 	}
-	c.mu.Lock()
-	c.m[k] = entry[V]{v, c.now()}
+	cl := &call[V]{done: make(chan struct{})}
+	c.inflight[k] = cl
 	c.mu.Unlock()
-	return v, nil
+
+	cl.v, cl.err = find()
+
+	c.mu.Lock()
+	// A Forget during the find leaves its answer unremembered: it may predate what the Forget was for.
+	if c.inflight[k] == cl {
+		delete(c.inflight, k)
+		if cl.err == nil {
+			c.m[k] = entry[V]{cl.v, c.now()}
+		}
+	}
+	c.mu.Unlock()
+	close(cl.done)
+	return cl.v, cl.err
 }
 
-// Forget drops what is remembered for k, so that the next Get finds it again.
+// Forget drops what is remembered for k, so that the next Get finds it again, even while a find begun before is
+// still under way.
 func (c *Cache[K, V]) Forget(k K) {
 	c.mu.Lock()
 	delete(c.m, k)
+	delete(c.inflight, k)
 	c.mu.Unlock()
 }

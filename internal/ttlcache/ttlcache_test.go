@@ -2,6 +2,9 @@ package ttlcache
 
 import (
 	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -44,4 +47,63 @@ func TestGet(t *testing.T) {
 	if got, _ := c.Get("other", find(9, nil)); got != 9 {
 		t.Errorf("another key shares the first's value: %d", got)
 	}
+}
+
+func TestGetSharesAFindUnderWay(t *testing.T) {
+	t.Parallel()
+	c := New[string, int](time.Minute)
+	release := make(chan struct{})
+	var calls atomic.Int32
+	find := func() (int, error) { calls.Add(1); <-release; return 7, nil }
+
+	started := make(chan struct{})
+	go func() { close(started); _, _ = c.Get("k", find) }()
+	<-started
+	for c.pending("k") == nil {
+		runtime.Gosched()
+	}
+	var wg sync.WaitGroup
+	got := make([]int, 5)
+	for i := range got {
+		wg.Go(func() { got[i], _ = c.Get("k", func() (int, error) { calls.Add(1); return 8, nil }) })
+	}
+	close(release)
+	wg.Wait()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("finds: %d, want 1", n)
+	}
+	for i, v := range got {
+		if v != 7 {
+			t.Errorf("caller %d got %d, want the find under way's 7", i, v)
+		}
+	}
+}
+
+func TestForgetDuringAFind(t *testing.T) {
+	t.Parallel()
+	c := New[string, int](time.Minute)
+	release := make(chan struct{})
+	done := make(chan int)
+	go func() { v, _ := c.Get("k", func() (int, error) { <-release; return 1, nil }); done <- v }()
+	for c.pending("k") == nil {
+		runtime.Gosched()
+	}
+	c.Forget("k")
+	if v, _ := c.Get("k", func() (int, error) { return 2, nil }); v != 2 {
+		t.Errorf("Get after Forget = %d, want a new find's 2", v)
+	}
+	close(release)
+	if v := <-done; v != 1 {
+		t.Errorf("the earlier caller got %d, want its own find's 1", v)
+	}
+	if v, _ := c.Get("k", func() (int, error) { return 3, nil }); v != 2 {
+		t.Errorf("remembered %d, want 2: the find begun before the Forget must not overwrite it", v)
+	}
+}
+
+// pending is the find under way for k, for tests.
+func (c *Cache[K, V]) pending(k K) *call[V] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inflight[k]
 }
