@@ -49,7 +49,7 @@ func FetchTypes(c openapi.Client, kinds ...schema.GroupVersionKind) (*Types, err
 		if err != nil {
 			return nil, fmt.Errorf("reading the OpenAPI document of %s: %w", gv, err)
 		}
-		if err := decodeKinds(raw, kinds, schemas); err != nil {
+		if err := decodeKinds(raw, kindsOf(gv, kinds), schemas); err != nil {
 			return nil, fmt.Errorf("parsing the OpenAPI document of %s: %w", gv, err)
 		}
 	}
@@ -66,6 +66,16 @@ func groupVersions(kinds []schema.GroupVersionKind) []schema.GroupVersion {
 	return out
 }
 
+func kindsOf(gv schema.GroupVersion, kinds []schema.GroupVersionKind) []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, k := range kinds {
+		if k.GroupVersion() == gv && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // decodeKinds adds to into the document's schemas of the kinds, and every schema they refer to.
 func decodeKinds(doc []byte, kinds []schema.GroupVersionKind, into map[string]*spec.Schema) error {
 	var parsed struct {
@@ -77,14 +87,9 @@ func decodeKinds(doc []byte, kinds []schema.GroupVersionKind, into map[string]*s
 		return err
 	}
 	all := parsed.Components.Schemas
-	var todo []string
-	for name, raw := range all {
-		var head struct {
-			GVKs []schema.GroupVersionKind `json:"x-kubernetes-group-version-kind"`
-		}
-		if json.Unmarshal(raw, &head) == nil && slices.ContainsFunc(head.GVKs, func(k schema.GroupVersionKind) bool { return slices.Contains(kinds, k) }) {
-			todo = append(todo, name)
-		}
+	todo, found := kindSchemas(all, kinds, true)
+	if found < len(kinds) {
+		todo, _ = kindSchemas(all, kinds, false)
 	}
 	for len(todo) > 0 {
 		name := todo[len(todo)-1]
@@ -104,6 +109,28 @@ func decodeKinds(doc []byte, kinds []schema.GroupVersionKind, into map[string]*s
 		todo = append(todo, refs(&s)...)
 	}
 	return nil
+}
+
+// kindSchemas names the schemas that declare one of the kinds, and counts the kinds declared. By name only those that end in ".VERSION.KIND", as
+// the API server names them ("io.ray.v1.RayJob", "io.k8s.api.core.v1.ConfigMap"): reading every schema's head would
+// scan the whole document a second time, the Workload's pod templates included.
+func kindSchemas(all map[string]json.RawMessage, kinds []schema.GroupVersionKind, byName bool) (names []string, found int) {
+	for name, raw := range all {
+		if byName && !slices.ContainsFunc(kinds, func(k schema.GroupVersionKind) bool { return strings.HasSuffix(name, "."+k.Version+"."+k.Kind) }) {
+			continue
+		}
+		var head struct {
+			GVKs []schema.GroupVersionKind `json:"x-kubernetes-group-version-kind"`
+		}
+		if json.Unmarshal(raw, &head) != nil {
+			continue
+		}
+		if n := len(slices.DeleteFunc(head.GVKs, func(k schema.GroupVersionKind) bool { return !slices.Contains(kinds, k) })); n > 0 {
+			names = append(names, name)
+			found += n
+		}
+	}
+	return names, found
 }
 
 // refs are the names of the component schemas s refers to, at any depth.

@@ -5,11 +5,14 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/openapi"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/ttlcache"
 )
 
 // typesCache keeps each API server's schemas for the life of the process: a plan reads them once per cluster, not
@@ -37,7 +40,12 @@ func (c *Clients) Types(kinds ...schema.GroupVersionKind) (*drift.Types, error) 
 			e.err = err
 			return
 		}
-		e.types, e.err = drift.FetchTypes(d.OpenAPIV3(), kinds...)
+		e.types, e.err = drift.FetchTypes(sharedPaths{d.OpenAPIV3(), c.Host}, kinds...)
+		if e.err != nil {
+			// The remembered index may predate a CRD installed since.
+			openAPIPaths.Forget(c.Host)
+			e.types, e.err = drift.FetchTypes(sharedPaths{d.OpenAPIV3(), c.Host}, kinds...)
+		}
 		if e.err != nil {
 			e.err = fmt.Errorf("%s: %w", c.Host, e.err)
 		}
@@ -47,4 +55,18 @@ func (c *Clients) Types(kinds ...schema.GroupVersionKind) (*drift.Types, error) 
 		typesCache.CompareAndDelete(c.Host+" "+strings.Join(names, ","), e)
 	}
 	return e.types, e.err
+}
+
+// openAPIPaths keeps a server's index of OpenAPI documents for a few seconds, so that the kinds of different
+// resources (RayJob; Kueue's) read it once per plan. Not for longer: a CRD installed later (Kueue by this provider)
+// adds a document.
+var openAPIPaths = ttlcache.New[string, map[string]openapi.GroupVersion](10 * time.Second)
+
+type sharedPaths struct {
+	openapi.Client
+	host string
+}
+
+func (s sharedPaths) Paths() (map[string]openapi.GroupVersion, error) {
+	return openAPIPaths.Get(s.host, s.Client.Paths)
 }
