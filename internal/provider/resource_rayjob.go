@@ -262,6 +262,9 @@ func refreshScalars(ctx context.Context, cl clients, st *rayJobModel, baselines 
 	if !ok {
 		return false, false
 	}
+	if len(baselines) > 0 {
+		warmJobDrift(ctx, c)
+	}
 	p, err := refreshProgress(ctx, c, st.Namespace.ValueString(), st.Name.ValueString(), len(st.Files.Elements()) > 0)
 	if err != nil {
 		return false, false
