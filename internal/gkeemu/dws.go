@@ -70,11 +70,17 @@ func (d *DWS) Within(sc Scope) *DWS {
 	return d
 }
 
-// SetMode changes what happens to requests answered from now on.
+// keepDelay, given as a delay, keeps the one the simulator has.
+const keepDelay time.Duration = -1
+
+// SetMode changes what happens to requests answered from now on; a delay of keepDelay keeps the current one.
 func (d *DWS) SetMode(mode DWSMode, delay time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.mode, d.delay = mode, delay
+	d.mode = mode
+	if delay != keepDelay {
+		d.delay = delay
+	}
 }
 
 // Run watches ProvisioningRequests until ctx ends, re-establishing the watch when it drops.
@@ -119,7 +125,10 @@ func (d *DWS) consider(ctx context.Context, pr *unstructured.Unstructured) {
 	mode, delay := d.mode, d.delay
 	d.mu.Unlock()
 	if set, ok := d.emu.clusterDWS(d.scope); ok {
-		mode, delay = set.mode, set.delay
+		mode = set.mode
+		if set.delay != keepDelay {
+			delay = set.delay
+		}
 	}
 	go func() {
 		select {

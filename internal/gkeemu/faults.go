@@ -152,10 +152,21 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			_ = json.NewEncoder(w).Encode(s.PendingFaults())
 			return
 		}
+		if body.Method == "" {
+			writeError(w, invalid(`faults wants {"method": RPC NAME such as "CreateNodePool"}, with optional "count" (1), "httpCode" (503) and "message"`))
+			return
+		}
+		if body.HTTPCode == 0 {
+			body.HTTPCode = http.StatusServiceUnavailable
+		}
 		s.FailNext(body.Method, body.Count, body.HTTPCode, body.Message)
 	case "faults:clear":
 		s.ClearFaults()
 	case "stockouts":
+		if body.Pool == "" {
+			writeError(w, invalid(`stockouts wants {"pool": NAME}, with optional "count" (1)`))
+			return
+		}
 		s.Stockout(body.Pool, body.Count)
 	case "scaleUpStockouts":
 		if body.Pool == "" || (body.Mode != "on" && body.Mode != "off") {
@@ -164,14 +175,19 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		s.StockoutScaleUps(body.Pool, body.Mode == "on")
 	case "dws":
-		delay, err := time.ParseDuration(body.Delay)
-		if err != nil {
-			writeError(w, invalid("bad delay %q: %v", body.Delay, err))
-			return
-		}
 		if m := DWSMode(body.Mode); m != DWSProvision && m != DWSFail && m != DWSPending {
 			writeError(w, invalid(`dws wants "mode": "provision", "fail" or "pending", got %q`, body.Mode))
 			return
+		}
+		// Without a delay, the one the simulator runs with stays (localstack -dws-delay, 3 s by default).
+		delay := keepDelay
+		if body.Delay != "" {
+			d, err := time.ParseDuration(body.Delay)
+			if err != nil || d < 0 {
+				writeError(w, invalid(`bad delay %q: want a duration such as "3s"`, body.Delay))
+				return
+			}
+			delay = d
 		}
 		if body.Cluster != "" {
 			if !s.SetClusterDWS(body.Cluster, DWSMode(body.Mode), delay) {
@@ -199,8 +215,8 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.Settle()
 	case "operationDelay", "slowOperations":
 		d, err := time.ParseDuration(body.Delay)
-		if err != nil {
-			writeError(w, invalid("bad delay %q: %v", body.Delay, err))
+		if err != nil || d < 0 {
+			writeError(w, invalid(`%s wants {"delay": DURATION such as "2s"}, got %q`, strings.TrimPrefix(r.URL.Path, adminPrefix), body.Delay))
 			return
 		}
 		if strings.HasSuffix(r.URL.Path, "operationDelay") {
