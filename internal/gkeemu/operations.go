@@ -3,6 +3,7 @@ package gkeemu
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -16,7 +17,21 @@ type operation struct {
 	cluster *cluster
 	// finish applies the operation's effect when it is DONE; it returns the error the operation ends with, if any.
 	finish func() *apiError
-	timers []*time.Timer
+	// prepare, when set, runs once before finish, without the emulator's lock: work the operation waits for that
+	// calls out (emptying a deleted cluster's control plane). Its error is the operation's.
+	prepare     func() *apiError
+	prepareOnce sync.Once
+	prepareErr  *apiError
+	timers      []*time.Timer
+}
+
+// prepared runs op's prepare, once. Callers do not hold s.mu.
+func (op *operation) prepared() {
+	op.prepareOnce.Do(func() {
+		if op.prepare != nil {
+			op.prepareErr = op.prepare()
+		}
+	})
 }
 
 // busyVerb is how GKE's FAILED_PRECONDITION message describes a running operation of each type.
@@ -78,6 +93,7 @@ func (s *Server) startOp(c *cluster, typ containerpb.Operation_Type, target stri
 			}
 		}),
 		time.AfterFunc(delay, func() {
+			op.prepared()
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			s.complete(op)
@@ -91,7 +107,10 @@ func (s *Server) complete(op *operation) {
 	if op.pb.Status == containerpb.Operation_DONE {
 		return
 	}
-	if op.finish != nil {
+	if e := op.prepareErr; e != nil {
+		op.pb.Error = &status.Status{Code: int32(e.code), Message: e.message}
+		op.pb.StatusMessage = e.message
+	} else if op.finish != nil {
 		if e := op.finish(); e != nil {
 			op.pb.Error = &status.Status{Code: int32(e.code), Message: e.message}
 			op.pb.StatusMessage = e.message
@@ -103,6 +122,17 @@ func (s *Server) complete(op *operation) {
 
 // Settle finishes every running operation now, as if their delay had passed. Tests use it to avoid waiting.
 func (s *Server) Settle() {
+	s.mu.Lock()
+	var running []*operation
+	for _, name := range s.opOrder {
+		if op := s.ops[name]; op.pb.Status != containerpb.Operation_DONE {
+			running = append(running, op)
+		}
+	}
+	s.mu.Unlock()
+	for _, op := range running {
+		op.prepared()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, name := range s.opOrder {

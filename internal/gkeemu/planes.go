@@ -19,6 +19,14 @@ type ControlPlanes interface {
 	Close(cluster string)
 }
 
+// Emptier is a ControlPlanes that empties a cluster's control plane when the cluster is deleted, before the
+// deletion is done, where closing it would not (a control plane that serves one cluster after another).
+type Emptier interface {
+	// Empty deletes everything the cluster's control plane holds beyond what it started with, and returns when it
+	// is gone. It is called without the emulator's lock: it may take seconds.
+	Empty(cluster string) error
+}
+
 // Scope selects the emulated clusters (by projects/P/locations/L/clusters/C) whose nodes, DWS requests and add-ons
 // one control plane holds. Nil holds every cluster.
 type Scope func(cluster string) bool

@@ -3,6 +3,7 @@ package localstack
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -25,7 +26,11 @@ type GKEOptions struct {
 // node pools have Node objects that scale as GKE's would, and KubeRay's operator runs while the cluster enables the
 // RayOperator add-on. The simulators returned are this stack's.
 func (s *Stack) AttachGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions) (*gkeemu.DWS, *gkeemu.Autoscaler, error) {
-	p := &planes{ctx: ctx, emu: emu, gke: o, primary: s, fronts: map[string]*front{}}
+	base, err := s.recordBaseline(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recording what the control plane holds before any cluster: %w", err)
+	}
+	p := &planes{ctx: ctx, emu: emu, gke: o, primary: s, fronts: map[string]*front{}, base: base}
 	s.planes = p
 	emu.HandleAdmin("restarts", http.HandlerFunc(s.serveRestarts))
 	// Clusters first: the autoscaler scoped to p.holds would remove the nodes of a cluster not yet given a plane.

@@ -31,6 +31,10 @@ type planes struct {
 	gke     GKEOptions
 	primary *Stack
 
+	// base is what the primary stack held before serving any cluster: a deleted holder's contents are what is
+	// beyond it.
+	base *baseline
+
 	mu     sync.Mutex
 	holder string            // the cluster the primary stack serves, "" while it is free
 	fronts map[string]*front // the other clusters, by key
@@ -67,6 +71,18 @@ func (p *planes) Close(cluster string) {
 		delete(p.fronts, cluster)
 		go f.close()
 	}
+}
+
+// Empty implements gkeemu.Emptier: the primary stack outlives the cluster it served, so what that cluster held
+// (its nodes, namespaces, Kueue's objects, ...) is deleted before the next one gets the stack. Another cluster's
+// control plane goes with its data when it closes.
+func (p *planes) Empty(cluster string) error {
+	if !p.holds(cluster) || p.base == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 2*time.Minute)
+	defer cancel()
+	return p.primary.empty(ctx, p.base, 10*time.Second)
 }
 
 // holds is the scope of the primary stack's DWS, autoscaler and add-ons.
