@@ -50,6 +50,51 @@ func putComputeClass(ctx context.Context, c *kube.Clients, have, want *unstructu
 	return u, c.Explain("ComputeClass", want.GetName(), err)
 }
 
+// classReportWait bounds the wait for GKE's report on a class written: GKE's autoscaler answers within seconds, and a
+// cluster without it (Kubernetes reached through the provider's kubernetes block) never does.
+const classReportWait = time.Minute
+
+// waitClassReported waits until GKE's autoscaler has reported on u's generation (its Health condition's
+// observedGeneration), so that the health an apply writes is the one the next refresh reads: written before the
+// report, it was "" and every fresh apply planned a change. It returns the class as last read, and whether the
+// report came.
+func waitClassReported(ctx context.Context, c *kube.Clients, u *unstructured.Unstructured) (*unstructured.Unstructured, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, classReportWait)
+	defer cancel()
+	last := u
+	for {
+		if classReported(last) {
+			return last, true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return last, false, nil
+		case <-time.After(100 * time.Millisecond):
+		}
+		got, err := findComputeClass(ctx, c, u.GetName())
+		if err != nil && ctx.Err() == nil {
+			return last, false, err
+		}
+		if got != nil {
+			last = got
+		}
+	}
+}
+
+// classReported says the class's Health condition speaks of its current generation.
+func classReported(u *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] != "Health" {
+			continue
+		}
+		g, ok, _ := unstructured.NestedInt64(m, "observedGeneration")
+		return ok && g >= u.GetGeneration()
+	}
+	return false
+}
+
 // deleteComputeClass deletes the class and waits until it is gone.
 func deleteComputeClass(ctx context.Context, c *kube.Clients, name string) error {
 	err := c.Dynamic.Resource(computeClassGVR).Delete(ctx, name, metav1.DeleteOptions{})

@@ -169,7 +169,7 @@ func (r *computeClassResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"health": schema.StringAttribute{
 				Computed:            true,
-				MarkdownDescription: "The class's `Health` condition as GKE reports it, e.g. `Crd is healthy.`, followed by what GKE finds wrong with its pools.",
+				MarkdownDescription: "The class's `Health` condition as GKE reports it, e.g. `Crd is healthy.`, followed by what GKE finds wrong with its pools. A create or update waits (up to a minute) for GKE's report on what it wrote, so the next plan does not change it.",
 			},
 			"drift": schema.ListAttribute{
 				Computed:    true,

@@ -106,10 +106,11 @@ func (r *tfRun) generate() {
 	r.t.Logf("generated.tf:\n%s", b)
 }
 
-// planExit runs plan -detailed-exitcode and returns its output and exit code (0 empty, 1 error, 2 changes).
-func (r *tfRun) planExit() (string, int) {
+// planExit runs plan -detailed-exitcode (with args) and returns its output and exit code (0 empty, 1 error, 2
+// changes).
+func (r *tfRun) planExit(args ...string) (string, int) {
 	r.t.Helper()
-	cmd := r.command("plan", "-input=false", "-detailed-exitcode")
+	cmd := r.command(append([]string{"plan", "-input=false", "-detailed-exitcode"}, args...)...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if err != nil {

@@ -176,7 +176,14 @@ func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, 
 		diags.AddError(summary, err.Error())
 		return false
 	}
-	m.Health = types.StringValue(classHealth(u))
+	settled, reported, err := waitClassReported(ctx, c, u)
+	switch {
+	case err != nil:
+		diags.AddWarning(summary, fmt.Sprintf("reading the class's health after the write: %v. The next refresh reads it.", err))
+	case !reported:
+		diags.AddWarning(summary, fmt.Sprintf("GKE's autoscaler did not report on ComputeClass %s within %v (does %s run it?): health is left as read, and the next refresh may change it.", m.Name.ValueString(), classReportWait, c.Host))
+	}
+	m.Health = types.StringValue(classHealth(settled))
 	m.Drift = appliedDriftValue(m.Drift)
 	recordClassBaseline(ctx, c, u, p, diags)
 	return true

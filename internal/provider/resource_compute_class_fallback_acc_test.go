@@ -193,6 +193,11 @@ func TestAccExample_capacityFallback(t *testing.T) {
 		tf.run(append([]string{"apply", "-destroy", "-auto-approve", "-input=false"}, vars...)...)
 	})
 	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
+	// A pipeline checks drift with -detailed-exitcode: right after the apply, nothing may change, outputs included
+	// (the class's health was written before GKE reported on the class).
+	if out, code := tf.planExit(vars...); code != 0 {
+		t.Errorf("plan right after the apply: exit %d, want 0\n%s", code, out)
+	}
 	var byJob map[string]map[string]int
 	if err := json.Unmarshal([]byte(tf.mustRun("output", "-json", "nodes_by_pool")), &byJob); err != nil {
 		t.Fatal(err)
