@@ -189,25 +189,25 @@ func (s *Server) deleteCluster(r *request) (proto.Message, *apiError) {
 	}
 	name := clusterName(r.parts[1], r.parts[3], r.parts[5])
 	c.pb.Status = containerpb.Cluster_STOPPING
-	op := s.startOp(c, containerpb.Operation_DELETE_CLUSTER, name, func() *apiError {
-		delete(s.clusters, name)
-		delete(s.dwsByCluster, name)
-		if s.planes != nil {
-			s.planes.Close(name)
-		}
-		return nil
-	})
+	var prepare func() *apiError
 	if e, ok := s.planes.(Emptier); ok {
 		// GKE's deletion is done when everything in the cluster is gone: a cluster made again under its name starts
 		// empty.
-		s.ops[op.Name].prepare = func() *apiError {
+		prepare = func() *apiError {
 			if err := e.Empty(name); err != nil {
 				return errorf(codes.Internal, "deleting the cluster's contents: %v", err)
 			}
 			return nil
 		}
 	}
-	return op, nil
+	return s.startOpPrepared(c, containerpb.Operation_DELETE_CLUSTER, name, prepare, func() *apiError {
+		delete(s.clusters, name)
+		delete(s.dwsByCluster, name)
+		if s.planes != nil {
+			s.planes.Close(name)
+		}
+		return nil
+	}), nil
 }
 
 // mutateCluster runs an in-place cluster change as an UPDATE_CLUSTER operation: the change is checked at once and

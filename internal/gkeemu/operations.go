@@ -62,12 +62,18 @@ func (s *Server) checkIdle(c *cluster) *apiError {
 
 // startOp registers an operation on c that is DONE after the configured delay, when finish applies its effect.
 func (s *Server) startOp(c *cluster, typ containerpb.Operation_Type, target string, finish func() *apiError) *containerpb.Operation {
+	return s.startOpPrepared(c, typ, target, nil, finish)
+}
+
+// startOpPrepared is startOp with a prepare step (see operation.prepare), set before the operation's timers start.
+func (s *Server) startOpPrepared(c *cluster, typ containerpb.Operation_Type, target string, prepare func() *apiError, finish func() *apiError) *containerpb.Operation {
 	now := s.opts.Now()
 	s.nextID++
 	name := fmt.Sprintf("operation-%d-%08x", now.UnixMilli(), uint32(s.nextID)*2654435761)
 	loc := c.pb.Location
 	op := &operation{
 		cluster: c,
+		prepare: prepare,
 		finish:  finish,
 		pb: &containerpb.Operation{
 			Name:          name,
@@ -135,8 +141,8 @@ func (s *Server) Settle() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, name := range s.opOrder {
-		op := s.ops[name]
+	// Only those prepared: one started meanwhile finishes on its own timer.
+	for _, op := range running {
 		for _, t := range op.timers {
 			t.Stop()
 		}

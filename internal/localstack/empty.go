@@ -104,6 +104,9 @@ func (s *Stack) empty(ctx context.Context, b *baseline, grace time.Duration) err
 	}
 	start := time.Now()
 	for {
+		if ctx.Err() != nil {
+			return fmt.Errorf("emptying the control plane: %w", ctx.Err())
+		}
 		left, err := s.sweep(ctx, dyn, b, namespaced, cluster, time.Since(start) > grace)
 		if err != nil {
 			return err
@@ -125,7 +128,9 @@ func (s *Stack) sweep(ctx context.Context, dyn dynamic.Interface, b *baseline, n
 	var left []string
 	drop := func(ri dynamic.ResourceInterface, gvr schema.GroupVersionResource, o *unstructured.Unstructured) error {
 		left = append(left, gvr.Resource+"/"+o.GetNamespace()+"/"+o.GetName())
-		if release && len(o.GetFinalizers()) > 0 {
+		// A CRD's finalizer deletes its custom resources, which would otherwise stay in etcd and come back with the
+		// CRD; a namespace's (spec.finalizers) is the namespace controller's. Both are waited for, never released.
+		if release && len(o.GetFinalizers()) > 0 && gvr.Resource != "customresourcedefinitions" {
 			_, err := ri.Patch(ctx, o.GetName(), types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 			if ignoreGone(err) != nil {
 				return fmt.Errorf("releasing %s %s: %w", gvr.Resource, o.GetName(), err)
@@ -141,10 +146,15 @@ func (s *Stack) sweep(ctx context.Context, dyn dynamic.Interface, b *baseline, n
 		}
 		return nil
 	}
-	for _, gvr := range append(cluster, namespaced...) {
+	// Namespaced first: a CRD goes after its objects.
+	for _, gvr := range append(namespaced, cluster...) {
 		list, err := dyn.Resource(gvr).Namespace(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if apierrors.IsNotFound(err) {
+			continue // a kind gone with its CRD
+		}
 		if err != nil {
-			continue // listed again on the next sweep
+			left = append(left, gvr.Resource+" (listing: "+err.Error()+")")
+			continue
 		}
 		for i := range list.Items {
 			o := &list.Items[i]
