@@ -111,10 +111,11 @@ func decodeKinds(doc []byte, kinds []schema.GroupVersionKind, into map[string]*s
 	return nil
 }
 
-// kindSchemas names the schemas that declare one of the kinds, and counts the kinds declared. By name only those that end in ".VERSION.KIND", as
+// kindSchemas names the schemas that declare one of the kinds, and counts the distinct kinds declared. By name only those that end in ".VERSION.KIND", as
 // the API server names them ("io.ray.v1.RayJob", "io.k8s.api.core.v1.ConfigMap"): reading every schema's head would
 // scan the whole document a second time, the Workload's pod templates included.
 func kindSchemas(all map[string]json.RawMessage, kinds []schema.GroupVersionKind, byName bool) (names []string, found int) {
+	seen := map[schema.GroupVersionKind]bool{}
 	for name, raw := range all {
 		if byName && !slices.ContainsFunc(kinds, func(k schema.GroupVersionKind) bool { return strings.HasSuffix(name, "."+k.Version+"."+k.Kind) }) {
 			continue
@@ -125,12 +126,14 @@ func kindSchemas(all map[string]json.RawMessage, kinds []schema.GroupVersionKind
 		if json.Unmarshal(raw, &head) != nil {
 			continue
 		}
-		if n := len(slices.DeleteFunc(head.GVKs, func(k schema.GroupVersionKind) bool { return !slices.Contains(kinds, k) })); n > 0 {
+		if ours := slices.DeleteFunc(head.GVKs, func(k schema.GroupVersionKind) bool { return !slices.Contains(kinds, k) }); len(ours) > 0 {
 			names = append(names, name)
-			found += n
+			for _, k := range ours {
+				seen[k] = true
+			}
 		}
 	}
-	return names, found
+	return names, len(seen)
 }
 
 // refs are the names of the component schemas s refers to, at any depth.

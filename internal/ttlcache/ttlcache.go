@@ -3,6 +3,7 @@
 package ttlcache
 
 import (
+	"errors"
 	"sync"
 	"time"
 )
@@ -36,7 +37,8 @@ func New[K comparable, V any](ttl time.Duration) *Cache[K, V] {
 }
 
 // Get returns the value remembered for k, or finds it with find and remembers it when find succeeds. Callers that
-// miss while a find for k is under way share its answer, its error included.
+// miss while a find for k is under way share its answer; when that find fails (its caller's context may have ended),
+// each finds for itself.
 func (c *Cache[K, V]) Get(k K, find func() (V, error)) (V, error) {
 	c.mu.Lock()
 	if e, ok := c.m[k]; ok && c.now().Sub(e.at) < c.ttl {
@@ -46,26 +48,32 @@ func (c *Cache[K, V]) Get(k K, find func() (V, error)) (V, error) {
 	if cl := c.inflight[k]; cl != nil {
 		c.mu.Unlock()
 		<-cl.done
-		return cl.v, cl.err
+		if cl.err == nil {
+			return cl.v, nil
+		}
+		return find()
 	}
-	cl := &call[V]{done: make(chan struct{})}
+	cl := &call[V]{done: make(chan struct{}), err: errFindPanicked}
 	c.inflight[k] = cl
 	c.mu.Unlock()
-
-	cl.v, cl.err = find()
-
-	c.mu.Lock()
-	// A Forget during the find leaves its answer unremembered: it may predate what the Forget was for.
-	if c.inflight[k] == cl {
-		delete(c.inflight, k)
-		if cl.err == nil {
-			c.m[k] = entry[V]{cl.v, c.now()}
+	defer func() {
+		c.mu.Lock()
+		// A Forget during the find leaves its answer unremembered: it may predate what the Forget was for.
+		if c.inflight[k] == cl {
+			delete(c.inflight, k)
+			if cl.err == nil {
+				c.m[k] = entry[V]{cl.v, c.now()}
+			}
 		}
-	}
-	c.mu.Unlock()
-	close(cl.done)
+		c.mu.Unlock()
+		close(cl.done)
+	}()
+	cl.v, cl.err = find()
 	return cl.v, cl.err
 }
+
+// errFindPanicked is what waiters see of a find that panicked: they find for themselves.
+var errFindPanicked = errors.New("ttlcache: the find under way did not return")
 
 // Forget drops what is remembered for k, so that the next Get finds it again, even while a find begun before is
 // still under way.
