@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
@@ -45,34 +46,53 @@ func putComputeClass(ctx context.Context, c *kube.Clients, have, want *unstructu
 		}
 		return u, c.Explain("ComputeClass", want.GetName(), err)
 	}
-	have.Object["spec"] = want.Object["spec"]
-	u, err := api.Update(ctx, have, metav1.UpdateOptions{FieldManager: kube.FieldManager})
+	// GKE's autoscaler writes the class's status beside us, which moves the object's resourceVersion, so a write from
+	// a read a moment old can conflict: the spec is then put on the class as it is now.
+	var u *unstructured.Unstructured
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var err error
+		have.Object["spec"] = want.Object["spec"]
+		if u, err = api.Update(ctx, have, metav1.UpdateOptions{FieldManager: kube.FieldManager}); !apierrors.IsConflict(err) {
+			return err
+		}
+		if now, gerr := api.Get(ctx, want.GetName(), metav1.GetOptions{}); gerr == nil {
+			have = now
+		}
+		return err
+	})
 	return u, c.Explain("ComputeClass", want.GetName(), err)
 }
 
-// classReportWait bounds the wait for GKE's report on a class written: GKE's autoscaler answers within seconds, and a
-// cluster without it (Kubernetes reached through the provider's kubernetes block) never does.
-const classReportWait = time.Minute
+// classReportWait bounds the wait for GKE's report on a class written, and classFirstReportWait the wait for any
+// status at all: GKE's autoscaler answers within seconds, and a cluster without it (reached through the provider's
+// kubernetes block) never does.
+const (
+	classReportWait      = time.Minute
+	classFirstReportWait = 10 * time.Second
+)
 
 // waitClassReported waits until GKE's autoscaler has reported on u's generation (its Health condition's
 // observedGeneration), so that the health an apply writes is the one the next refresh reads: written before the
 // report, it was "" and every fresh apply planned a change. It returns the class as last read, and whether the
 // report came.
 func waitClassReported(ctx context.Context, c *kube.Clients, u *unstructured.Unstructured) (*unstructured.Unstructured, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, classReportWait)
+	wctx, cancel := context.WithTimeout(ctx, classReportWait)
 	defer cancel()
-	last := u
+	start, last := time.Now(), u
 	for {
 		if classReported(last) {
 			return last, true, nil
 		}
-		select {
-		case <-ctx.Done():
+		if _, hasStatus := last.Object["status"]; !hasStatus && time.Since(start) > classFirstReportWait {
 			return last, false, nil
+		}
+		select {
+		case <-wctx.Done():
+			return last, false, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
-		got, err := findComputeClass(ctx, c, u.GetName())
-		if err != nil && ctx.Err() == nil {
+		got, err := findComputeClass(wctx, c, u.GetName())
+		if err != nil && wctx.Err() == nil {
 			return last, false, err
 		}
 		if got != nil {

@@ -181,7 +181,7 @@ func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, 
 	case err != nil:
 		diags.AddWarning(summary, fmt.Sprintf("reading the class's health after the write: %v. The next refresh reads it.", err))
 	case !reported:
-		diags.AddWarning(summary, fmt.Sprintf("GKE's autoscaler did not report on ComputeClass %s within %v (does %s run it?): health is left as read, and the next refresh may change it.", m.Name.ValueString(), classReportWait, c.Host))
+		diags.AddWarning(summary, fmt.Sprintf("GKE's autoscaler has not reported on ComputeClass %s (does %s run it?): health is left as read, and the next refresh may change it.", m.Name.ValueString(), c.Host))
 	}
 	m.Health = types.StringValue(classHealth(settled))
 	m.Drift = appliedDriftValue(m.Drift)
