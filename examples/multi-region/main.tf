@@ -60,6 +60,8 @@ locals {
   topology     = "4x4"
   slice        = provider::dwsfallback::tpu_slice(local.machine_type, local.topology)
   workers      = zipmap(var.worker_clusters, slice(var.worker_locations, 0, length(var.worker_clusters)))
+  # A name, not a reference: the config depends on its workers, and each worker names the config it leaves.
+  multikueue_config = "multikueue"
 }
 
 resource "dwsfallback_cluster" "manager" {
@@ -123,12 +125,14 @@ resource "dwsfallback_multikueue_worker" "worker" {
   cluster        = dwsfallback_cluster.manager.id
   name           = each.key
   worker_cluster = each.value.id
-  depends_on     = [dwsfallback_kueue_queue.worker]
+  # The config below lists this worker: a worker dropped from worker_clusters leaves it in the same apply.
+  config     = local.multikueue_config
+  depends_on = [dwsfallback_kueue_queue.worker]
 }
 
 resource "dwsfallback_multikueue_config" "workers" {
   cluster = dwsfallback_cluster.manager.id
-  name    = "multikueue"
+  name    = local.multikueue_config
   workers = [for w in dwsfallback_multikueue_worker.worker : w.name]
 }
 

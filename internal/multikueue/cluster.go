@@ -2,13 +2,17 @@ package multikueue
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
@@ -126,4 +130,33 @@ func DeleteUnusedSecret(ctx context.Context, core corev1client.CoreV1Interface, 
 		}
 	}
 	return deleteSecret(ctx, core, name)
+}
+
+// ErrLastWorker is LeaveConfig's refusal to empty a config: Kueue requires at least one cluster in it.
+var ErrLastWorker = errors.New("it is the config's only worker, and Kueue requires at least one")
+
+// LeaveConfig takes cluster out of MultiKueueConfig config's clusters; nothing when the config is gone or does not
+// list it. The patch tests the item it removes, so a config changed since it was read is refused, not mangled.
+func LeaveConfig(ctx context.Context, kq kueueclient.Interface, config, cluster, fieldManager string) error {
+	cfg, err := kq.KueueV1beta2().MultiKueueConfigs().Get(ctx, config, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading MultiKueueConfig %s: %w", config, err)
+	}
+	i := slices.Index(cfg.Spec.Clusters, cluster)
+	if i < 0 {
+		return nil
+	}
+	if len(cfg.Spec.Clusters) == 1 {
+		return fmt.Errorf("taking worker %s out of MultiKueueConfig %s: %w", cluster, config, ErrLastWorker)
+	}
+	at := fmt.Sprintf("/spec/clusters/%d", i)
+	patch, _ := json.Marshal([]map[string]any{{"op": "test", "path": at, "value": cluster}, {"op": "remove", "path": at}})
+	_, err = kq.KueueV1beta2().MultiKueueConfigs().Patch(ctx, config, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+	if err != nil {
+		return fmt.Errorf("taking worker %s out of MultiKueueConfig %s: %w", cluster, config, err)
+	}
+	return nil
 }

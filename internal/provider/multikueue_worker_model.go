@@ -17,6 +17,7 @@ type multiKueueWorkerModel struct {
 	Location            types.String   `tfsdk:"location"`
 	Name                types.String   `tfsdk:"name"`
 	WorkerCluster       types.String   `tfsdk:"worker_cluster"`
+	Config              types.String   `tfsdk:"config"`
 	ServiceAccount      types.String   `tfsdk:"service_account"`
 	SecretName          types.String   `tfsdk:"secret_name"`
 	KubeconfigWO        types.String   `tfsdk:"kubeconfig_wo"`

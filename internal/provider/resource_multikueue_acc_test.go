@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
@@ -97,6 +99,10 @@ func TestAccMultiKueue_manager(t *testing.T) {
   secret_name     = "mk-w2-custom"
   service_account = "mk-w2-sa"`, 1)
 	moved := strings.Replace(multiKueueManagerConfig, `worker_cluster = dwsfallback_cluster.w2.id`, `worker_cluster = dwsfallback_cluster.w1.id`, 1)
+	withConfig := strings.Replace(multiKueueManagerConfig, `worker_cluster = dwsfallback_cluster.w2.id`, `worker_cluster = dwsfallback_cluster.w2.id
+  config         = "multikueue"`, 1)
+	retired := regexp.MustCompile(`(?s)resource "dwsfallback_multikueue_worker" "w2" \{.*?\n\}\n`).ReplaceAllString(
+		strings.Replace(withConfig, `workers = [dwsfallback_multikueue_worker.w1.name, dwsfallback_multikueue_worker.w2.name]`, `workers = [dwsfallback_multikueue_worker.w1.name]`, 1), "")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -309,6 +315,35 @@ resource "dwsfallback_kueue_queue" "with_dws" {
 				ImportStateId:           clusterRef{testProject, testLocation, "mk-manager"}.String() + "/multiKueueConfigs/multikueue",
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts", "cluster"},
+			},
+			// A worker that names its config is retired in one apply, unless another config lists it too.
+			{Config: withConfig},
+			{
+				PreConfig: func() {
+					other := &kueue.MultiKueueConfig{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: kueue.MultiKueueConfigSpec{Clusters: []string{"mk-w2"}}}
+					if _, err := clusterClients(t, "mk-manager").Kueue.KueueV1beta2().MultiKueueConfigs().Create(context.Background(), other, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      retired,
+				ExpectError: regexp.MustCompile(`MultiKueueConfig\s+\[other\]\s+still\s+lists\s+worker\s+mk-w2(.|\n)*Nothing\s+was\s+deleted`),
+			},
+			{
+				PreConfig: func() {
+					m := clusterClients(t, "mk-manager").Kueue.KueueV1beta2()
+					cfg, err := m.MultiKueueConfigs().Get(context.Background(), "multikueue", metav1.GetOptions{})
+					if err != nil || !slices.Contains(cfg.Spec.Clusters, "mk-w2") {
+						t.Fatalf("the refused destroy changed MultiKueueConfig multikueue: %v %v", cfg, err)
+					}
+					if _, err := m.MultiKueueClusters().Get(context.Background(), "mk-w2", metav1.GetOptions{}); err != nil {
+						t.Fatalf("the refused destroy deleted MultiKueueCluster mk-w2: %v", err)
+					}
+					if err := m.MultiKueueConfigs().Delete(context.Background(), "other", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: retired,
+				Check:  serviceAccountOn(t, "mk-w2", false),
 			},
 		},
 	})

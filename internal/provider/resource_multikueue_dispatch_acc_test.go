@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -359,8 +361,10 @@ func loseWorker(t *testing.T, s *localstack.Stack, job, from, to string) error {
 	return err
 }
 
-// TestAccExample_multiRegion applies examples/multi-region as a user would, with its first worker's DWS never
-// provisioning: every job runs in the second worker, and the example's dispatched_to output says so.
+// TestAccExample_multiRegion applies examples/multi-region as a user would, with three workers whose first and third
+// DWS never provision: every job runs in the second worker, and the example's dispatched_to output says so. Then the
+// third worker is retired in one apply, and added again in one more, while the jobs run: they stay where they are,
+// and each plan after is empty.
 func TestAccExample_multiRegion(t *testing.T) {
 	requireStack(t)
 	dir := t.TempDir()
@@ -381,15 +385,50 @@ func TestAccExample_multiRegion(t *testing.T) {
 	}
 	tf := newTFRun(t, "")
 	tf.dir = filepath.Join(dir, "multi-region")
-	vars := []string{"-var", "manager_cluster=mre-manager", "-var", `worker_clusters=["mre-a","mre-b"]`,
-		"-var", `worker_locations=["us-east5-a","us-east5-b"]`, "-var", "deletion_protection=false"}
+	three := []string{"-var", "manager_cluster=mre-manager", "-var", `worker_clusters=["mre-a","mre-b","mre-c"]`,
+		"-var", `worker_locations=["us-east5-a","us-east5-b","us-east5-b"]`, "-var", "deletion_protection=false"}
+	vars := three
 	t.Cleanup(func() { tf.run(append([]string{"apply", "-destroy", "-auto-approve", "-input=false"}, vars...)...) })
 	// The workers first, to set their DWS; then the jobs.
 	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false", "-var", "jobs=0"}, vars...)...)
-	if !emu.SetClusterDWS("mre-a", gkeemu.DWSPending, 0) || !emu.SetClusterDWS("mre-b", gkeemu.DWSProvision, 500*time.Millisecond) {
+	if !emu.SetClusterDWS("mre-a", gkeemu.DWSPending, 0) || !emu.SetClusterDWS("mre-b", gkeemu.DWSProvision, 500*time.Millisecond) ||
+		!emu.SetClusterDWS("mre-c", gkeemu.DWSPending, 0) {
 		t.Fatal("the example's workers are not in the emulator")
 	}
 	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
+	checkDispatched(t, tf)
+	tf.mustRun(append([]string{"plan", "-detailed-exitcode", "-input=false"}, vars...)...)
+	jobs := rayJobUIDs(t, "mre-b")
+	if len(jobs) != 2 {
+		t.Fatalf("RayJobs on mre-b: %v, want the two jobs", jobs)
+	}
+
+	// Retired in one apply: the worker leaves the config before the config's update drops it.
+	vars = append(slices.Clone(three), "-var", `worker_clusters=["mre-a","mre-b"]`)
+	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
+	tf.mustRun(append([]string{"plan", "-detailed-exitcode", "-input=false"}, vars...)...)
+	if cfg, err := multikueue.FindConfig(context.Background(), clusterClients(t, "mre-manager").Kueue, "multikueue"); err != nil || cfg == nil ||
+		!slices.Equal(cfg.Spec.Clusters, []string{"mre-a", "mre-b"}) {
+		t.Fatalf("MultiKueueConfig after the retirement: %+v, %v; want clusters [mre-a mre-b]", cfg, err)
+	}
+	checkDispatched(t, tf)
+	if got := rayJobUIDs(t, "mre-b"); !maps.Equal(got, jobs) {
+		t.Errorf("RayJobs on mre-b after the retirement: %v, want them undisturbed: %v", got, jobs)
+	}
+
+	// Added again to the running setup, in one apply.
+	vars = three
+	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
+	tf.mustRun(append([]string{"plan", "-detailed-exitcode", "-input=false"}, vars...)...)
+	checkDispatched(t, tf)
+	if got := rayJobUIDs(t, "mre-b"); !maps.Equal(got, jobs) {
+		t.Errorf("RayJobs on mre-b after a worker was added: %v, want them undisturbed: %v", got, jobs)
+	}
+}
+
+// checkDispatched requires the example's two jobs to run on mre-b, the one worker whose DWS provisions.
+func checkDispatched(t *testing.T, tf *tfRun) {
+	t.Helper()
 	var dispatched map[string]string
 	if err := json.Unmarshal([]byte(tf.mustRun("output", "-json", "dispatched_to")), &dispatched); err != nil {
 		t.Fatal(err)
@@ -399,8 +438,21 @@ func TestAccExample_multiRegion(t *testing.T) {
 	}
 	for job, worker := range dispatched {
 		if worker != "mre-b" {
-			t.Errorf("%s dispatched to %q, want mre-b (mre-a's DWS never provisions)", job, worker)
+			t.Errorf("%s dispatched to %q, want mre-b (the others' DWS never provisions)", job, worker)
 		}
 	}
-	tf.mustRun(append([]string{"plan", "-detailed-exitcode", "-input=false"}, vars...)...)
+}
+
+// rayJobUIDs are the RayJobs in the worker's default namespace, by name: a job made again has another UID.
+func rayJobUIDs(t *testing.T, cluster string) map[string]string {
+	t.Helper()
+	list, err := clusterClients(t, cluster).Ray.RayV1().RayJobs("default").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, j := range list.Items {
+		out[j.Name] = string(j.UID)
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -248,15 +249,7 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 		return
 	}
 	summary := fmt.Sprintf("deleting MultiKueueCluster (%s)", st.Name.ValueString())
-	// Refused before anything goes: a MultiKueueConfig that still lists the worker would lose it silently.
-	users, err := multikueue.ConfigsListing(ctx, c.Kueue, st.Name.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
-		return
-	}
-	if len(users) > 0 {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("MultiKueueConfig %v still lists worker %s on %s: remove it from their clusters (the workers of dwsfallback_multikueue_config) first. Nothing was deleted.",
-			users, st.Name.ValueString(), c.Host))
+	if !r.leaveConfig(ctx, c, &st, summary, &resp.Diagnostics) {
 		return
 	}
 	if err := multikueue.DeleteCluster(ctx, c.Kueue, st.Name.ValueString()); err != nil {
@@ -431,4 +424,38 @@ func (r *multiKueueWorkerResource) kube(ctx context.Context, m *multiKueueWorker
 
 func multiKueueClusterObject(mkc *kueue.MultiKueueCluster) liveObject {
 	return liveObject{"MultiKueueCluster/" + mkc.Name, kueue.GroupVersion.WithKind("MultiKueueCluster"), mkc}
+}
+
+// leaveConfig clears the way for the worker's destroy: its own config (config) lets it go, any other that lists it
+// holds it. Refused before anything goes: a MultiKueueConfig that still lists the worker would lose it silently.
+func (r *multiKueueWorkerResource) leaveConfig(ctx context.Context, c *kube.Clients, st *multiKueueWorkerModel, summary string, diags *diag.Diagnostics) bool {
+	name, own := st.Name.ValueString(), st.Config.ValueString()
+	users, err := multikueue.ConfigsListing(ctx, c.Kueue, name)
+	if err != nil {
+		diags.AddError(summary, c.Explain("MultiKueueCluster", name, err).Error())
+		return false
+	}
+	others := slices.DeleteFunc(slices.Clone(users), func(u string) bool { return u == own })
+	if len(others) > 0 {
+		hint := ""
+		if own == "" {
+			hint = " (or set config on this worker to the config's name, so that its destroy takes it out in the same apply)"
+		}
+		diags.AddError(summary, fmt.Sprintf("MultiKueueConfig %v still lists worker %s on %s: remove it from their clusters (the workers of dwsfallback_multikueue_config) first%s. Nothing was deleted.",
+			others, name, c.Host, hint))
+		return false
+	}
+	if len(users) == 0 {
+		return true
+	}
+	// Terraform destroys the worker before it updates the config that drops it; the config's update then finds it gone.
+	if err := multikueue.LeaveConfig(ctx, c.Kueue, own, name, kube.FieldManager); err != nil {
+		detail := c.Explain("MultiKueueConfig", own, err).Error()
+		if errors.Is(err, multikueue.ErrLastWorker) {
+			detail += ": destroy the config with its last worker, or give it another worker first"
+		}
+		diags.AddError(summary, detail+". Nothing was deleted.")
+		return false
+	}
+	return true
 }
