@@ -363,8 +363,8 @@ func loseWorker(t *testing.T, s *localstack.Stack, job, from, to string) error {
 
 // TestAccExample_multiRegion applies examples/multi-region as a user would, with three workers whose first and third
 // DWS never provision: every job runs in the second worker, and the example's dispatched_to output says so. Then the
-// third worker is retired in one apply, and added again in one more, while the jobs run: they stay where they are,
-// and each plan after is empty.
+// third worker is retired in one apply, added again in one more, and moved to another zone in a third, while the
+// jobs run: they stay where they are, and each plan after is empty.
 func TestAccExample_multiRegion(t *testing.T) {
 	requireStack(t)
 	dir := t.TempDir()
@@ -423,6 +423,19 @@ func TestAccExample_multiRegion(t *testing.T) {
 	checkDispatched(t, tf)
 	if got := rayJobUIDs(t, "mre-b"); !maps.Equal(got, jobs) {
 		t.Errorf("RayJobs on mre-b after a worker was added: %v, want them undisturbed: %v", got, jobs)
+	}
+
+	// Moved to another zone in one apply: its cluster, pool pair and queue are made again there, and the worker
+	// changes in place (the config keeps listing it).
+	vars = append(slices.Clone(three), "-var", `worker_locations=["us-east5-a","us-east5-b","us-east5-a"]`)
+	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
+	tf.mustRun(append([]string{"plan", "-detailed-exitcode", "-input=false"}, vars...)...)
+	if cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterRef{testProject, "us-east5-a", "mre-c"}); err != nil || cl == nil {
+		t.Fatalf("mre-c in us-east5-a: %v, %v", cl, err)
+	}
+	checkDispatched(t, tf)
+	if got := rayJobUIDs(t, "mre-b"); !maps.Equal(got, jobs) {
+		t.Errorf("RayJobs on mre-b after a worker moved: %v, want them undisturbed: %v", got, jobs)
 	}
 }
 
