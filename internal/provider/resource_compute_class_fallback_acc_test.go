@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -65,6 +67,7 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 		return strings.Replace(cfg, "depends_on = [dwsfallback_kueue_queue.test]", "depends_on = [dwsfallback_kueue_queue.test"+after+"]", 1)
 	}
 	t.Cleanup(func() { emu.StockoutScaleUps("on-demand-pool", false) })
+	var running map[string]string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -94,10 +97,59 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					nodesByPool("job2", map[string]int{"default-pool": 1, "on-demand-pool": 4}),
 				},
-				Check: func(*terraform.State) error { return classWithoutTolerationPends(t, "tpu-fallback") },
+				Check: func(*terraform.State) error {
+					running = podPlacement(t, "cap-rayjob-")
+					return classWithoutTolerationPends(t, "tpu-fallback")
+				},
+			},
+			{
+				// A priority added while both jobs run, then removed: the class changes in place, every pod keeps
+				// its node, and the plan after each apply is empty.
+				Config: strings.Replace(base, `    { nodepools = [dwsfallback_tpu_pool_pair.test.flex_start.name] },
+`, `    { nodepools = [dwsfallback_tpu_pool_pair.test.flex_start.name] },
+    { machine_type = "ct6e-standard-4t", spot = true, tpu = { type = "tpu-v6e-slice", count = 4, topology = "4x4" } },
+`, 1) + job(1, "") + job(2, ", dwsfallback_rayjob.job1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_compute_class.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error { return samePods(t, running, podPlacement(t, "cap-rayjob-")) },
+			},
+			{
+				Config: base + job(1, "") + job(2, ", dwsfallback_rayjob.job1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("dwsfallback_compute_class.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error { return samePods(t, running, podPlacement(t, "cap-rayjob-")) },
 			},
 		},
 	})
+}
+
+// podPlacement is the live pods of the default namespace whose names begin with prefix: name to UID and node.
+func podPlacement(t *testing.T, prefix string) map[string]string {
+	t.Helper()
+	list, err := adminClients(t).Core.Pods("default").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range list.Items {
+		if strings.HasPrefix(p.Name, prefix) && p.DeletionTimestamp == nil {
+			out[p.Name] = string(p.UID) + " on " + p.Spec.NodeName
+		}
+	}
+	return out
+}
+
+func samePods(t *testing.T, want, got map[string]string) error {
+	t.Helper()
+	if len(want) == 0 {
+		return fmt.Errorf("no job pods were recorded running")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		return fmt.Errorf("the jobs' pods changed (-before +after):\n%s", diff)
+	}
+	return nil
 }
 
 // classPriorityBackedOff checks that GKE's status of the class says priority id is backed off for lack of resources.
