@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -219,24 +217,7 @@ func classWithoutTolerationPends(t *testing.T, class string) error {
 func TestAccExample_capacityFallback(t *testing.T) {
 	requireStack(t)
 	ref := createRayCluster(t, "acc-example-cap")
-	dir := t.TempDir()
-	for src, dst := range map[string]string{
-		"../../examples/capacity-fallback/main.tf": "capacity-fallback/main.tf",
-		"../../examples/tutorial/train.py":         "tutorial/train.py",
-	} {
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, dst)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tf := newTFRun(t, "")
-	tf.dir = filepath.Join(dir, "capacity-fallback")
+	tf := exampleRun(t, "capacity-fallback")
 	vars := []string{"-var", "create_cluster=false", "-var", "cluster=" + ref.String(), "-var", "install_kueue=false",
 		"-var", "on_demand_pool=od-cap", "-var", "flex_start_pool=fs-cap", "-var", "compute_class=cap-example"}
 	emu.StockoutScaleUps("od-cap", true)

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -367,24 +365,7 @@ func loseWorker(t *testing.T, s *localstack.Stack, job, from, to string) error {
 // jobs run: they stay where they are, and each plan after is empty.
 func TestAccExample_multiRegion(t *testing.T) {
 	requireStack(t)
-	dir := t.TempDir()
-	for src, dst := range map[string]string{
-		"../../examples/multi-region/main.tf": "multi-region/main.tf",
-		"../../examples/tutorial/train.py":    "tutorial/train.py",
-	} {
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, dst)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tf := newTFRun(t, "")
-	tf.dir = filepath.Join(dir, "multi-region")
+	tf := exampleRun(t, "multi-region")
 	three := []string{"-var", "manager_cluster=mre-manager", "-var", `worker_clusters=["mre-a","mre-b","mre-c"]`,
 		"-var", `worker_locations=["us-east5-a","us-east5-b","us-east5-b"]`, "-var", "deletion_protection=false"}
 	vars := three
