@@ -15,12 +15,41 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// validVersions are the GKE versions the emulator offers, newest first. "1.34" resolves to the newest 1.34 patch.
-var validVersions = []string{"1.35.0-gke.1795000", "1.34.1-gke.1829001", "1.34.0-gke.1662000", "1.33.5-gke.1201000", "1.32.9-gke.1108000"}
+// validVersions are the GKE versions the emulator offers, newest first; "1.35" resolves to the newest 1.35 patch.
+// They are the defaults GKE's release notes name (docs.cloud.google.com/kubernetes-engine/docs/release-notes,
+// "Current versions", and the Rapid and Regular channels' notes of September 2026). GKE also offers 1.37 in the Rapid
+// channel, but no note at hand names a 1.37 patch, so the emulator refuses it as GKE refuses a version it lacks.
+var validVersions = []string{
+	"1.36.4-gke.1391000", // Rapid's default for cluster creation since 2026-09-23
+	"1.36.4-gke.1082000", // Rapid's default in "Current versions"
+	"1.35.8-gke.1036000", // Regular's default since 2026-09-17: GKE's default (new clusters join Regular)
+	"1.35.7-gke.1222000", // Regular's and no channel's default in "Current versions"
+	"1.35.6-gke.1250000", // Stable's default in "Current versions"
+	"1.34.8-gke.1000000", // Stable's default before it
+}
 
-const defaultVersion = "1.34.1-gke.1829001"
+const defaultVersion = "1.35.8-gke.1036000"
+
+// channelVersions is each release channel's default and what it offers, per "Current versions": Rapid 1.34 to
+// 1.37 (1.37 left out, above), Regular 1.34 to 1.36, Stable 1.34 to 1.35.
+var channelVersions = map[containerpb.ReleaseChannel_Channel]struct {
+	def   string
+	valid []string
+}{
+	containerpb.ReleaseChannel_RAPID:   {validVersions[0], validVersions},
+	containerpb.ReleaseChannel_REGULAR: {defaultVersion, validVersions},
+	containerpb.ReleaseChannel_STABLE:  {validVersions[4], validVersions[4:]},
+}
 
 var nameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+
+// resolveVersionIn is resolveVersion for a cluster made in a release channel: its default when none is asked for.
+func resolveVersionIn(v string, ch containerpb.ReleaseChannel_Channel) (string, *apiError) {
+	if c, ok := channelVersions[ch]; ok && (v == "" || v == "-") {
+		return c.def, nil
+	}
+	return resolveVersion(v)
+}
 
 func resolveVersion(v string) (string, *apiError) {
 	switch v {
@@ -45,11 +74,16 @@ func (s *Server) getServerConfig(r *request) (proto.Message, *apiError) {
 		DefaultImageType:      "COS_CONTAINERD",
 		ValidImageTypes:       []string{"COS_CONTAINERD", "UBUNTU_CONTAINERD"},
 		Channels: []*containerpb.ServerConfig_ReleaseChannelConfig{
-			{Channel: containerpb.ReleaseChannel_RAPID, DefaultVersion: validVersions[0], ValidVersions: validVersions[:2]},
-			{Channel: containerpb.ReleaseChannel_REGULAR, DefaultVersion: defaultVersion, ValidVersions: validVersions[1:3]},
-			{Channel: containerpb.ReleaseChannel_STABLE, DefaultVersion: validVersions[3], ValidVersions: validVersions[3:]},
+			channelConfig(containerpb.ReleaseChannel_RAPID),
+			channelConfig(containerpb.ReleaseChannel_REGULAR),
+			channelConfig(containerpb.ReleaseChannel_STABLE),
 		},
 	}, nil
+}
+
+func channelConfig(ch containerpb.ReleaseChannel_Channel) *containerpb.ServerConfig_ReleaseChannelConfig {
+	c := channelVersions[ch]
+	return &containerpb.ServerConfig_ReleaseChannelConfig{Channel: ch, DefaultVersion: c.def, ValidVersions: c.valid}
 }
 
 // getService answers Service Usage's services.get: every API is enabled in the emulator.
@@ -96,7 +130,7 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 	if _, exists := s.clusters[name]; exists {
 		return nil, errorf(codes.AlreadyExists, "Already exists: %s.", name)
 	}
-	version, e := resolveVersion(in.InitialClusterVersion)
+	version, e := resolveVersionIn(in.InitialClusterVersion, in.GetReleaseChannel().GetChannel())
 	if e != nil {
 		return nil, e
 	}

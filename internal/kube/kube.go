@@ -4,12 +4,14 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
 	"golang.org/x/oauth2"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/dynamic"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	rbacv1client "k8s.io/client-go/kubernetes/typed/rbac/v1"
@@ -110,4 +112,17 @@ func New(t Target) (*Clients, error) {
 		return nil, err
 	}
 	return &Clients{Kueue: kq, Ray: ray, Core: core, RBAC: rbac, Dynamic: dyn, Config: cfg, Host: cfg.Host}, nil
+}
+
+// ServerVersion is the API server's /version: the Kubernetes it runs.
+func (c *Clients) ServerVersion(ctx context.Context) (*version.Info, error) {
+	raw, err := c.Core.RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return nil, fmt.Errorf("reading /version of %s: %w", c.Host, err)
+	}
+	var v version.Info
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("reading /version of %s: %w", c.Host, err)
+	}
+	return &v, nil
 }

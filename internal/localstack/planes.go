@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -15,7 +16,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 )
@@ -39,6 +43,10 @@ type planes struct {
 	holder string            // the cluster the primary stack serves, "" while it is free
 	fronts map[string]*front // the other clusters, by key
 	seq    int
+
+	versionOnce sync.Once
+	versionJSON []byte
+	versionErr  error
 }
 
 // Open implements gkeemu.ControlPlanes.
@@ -131,6 +139,7 @@ type front struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	once   sync.Once
+	begun  atomic.Bool
 	ready  chan struct{}
 	stk    *Stack
 	err    error
@@ -138,6 +147,37 @@ type front struct {
 }
 
 var errClosed = errors.New("the cluster was deleted")
+
+// version is the primary API server's /version, read once.
+func (p *planes) version(ctx context.Context) ([]byte, error) {
+	p.versionOnce.Do(func() {
+		// Read for every later caller too: the first caller's request going away must not spoil it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		c, err := rest.HTTPClientFor(p.primary.RESTConfig())
+		if err != nil {
+			p.versionErr = err
+			return
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.primary.Host+"/version", nil)
+		if err != nil {
+			p.versionErr = err
+			return
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			p.versionErr = err
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		if resp.StatusCode != http.StatusOK {
+			p.versionErr = fmt.Errorf("/version: %s", resp.Status)
+			return
+		}
+		p.versionJSON, p.versionErr = io.ReadAll(resp.Body)
+	})
+	return p.versionJSON, p.versionErr
+}
 
 func (p *planes) newFront(cluster string, seq int) (*front, error) {
 	ca, err := newCA("gke-emulator-" + lastSegment(cluster))
@@ -166,7 +206,16 @@ func (p *planes) newFront(cluster string, seq int) (*front, error) {
 }
 
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.once.Do(func() { go f.start() })
+	// Every plane runs the primary's binaries, so the primary's /version is this one's: asking which Kubernetes a
+	// cluster runs does not start its control plane.
+	if r.Method == http.MethodGet && r.URL.Path == "/version" && !f.begun.Load() {
+		if v, err := f.p.version(r.Context()); err == nil {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(v)
+			return
+		}
+	}
+	f.once.Do(func() { f.begun.Store(true); go f.start() })
 	select {
 	case <-f.ready:
 	case <-r.Context().Done():

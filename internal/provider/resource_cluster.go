@@ -84,6 +84,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	plan.Drift = appliedDriftValue(plan.Drift)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	writeClusterBaseline(ctx, resp.Private, &plan, &resp.Diagnostics)
+	warnServedVersion(ctx, r.clients, ref, cl, &resp.Diagnostics)
 }
 
 func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -196,6 +197,9 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	plan.Drift = appliedDriftValue(plan.Drift)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	writeClusterBaseline(ctx, resp.Private, &plan, &resp.Diagnostics)
+	if plan.ResolvedVersion.ValueString() != prior.ResolvedVersion.ValueString() {
+		warnServedVersion(ctx, r.clients, ref, cl, &resp.Diagnostics)
+	}
 }
 
 func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -255,6 +259,10 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	plan.Project, plan.Location, plan.ID = types.StringValue(ref.Project), types.StringValue(ref.Location), types.StringValue(ref.String())
+	if !plan.KubernetesVersion.IsUnknown() && !versionMatches(plan.KubernetesVersion.ValueString(), plan.ResolvedVersion.ValueString()) {
+		// The update moves the control plane to a version GKE resolves then; the one kept from state is not it.
+		plan.ResolvedVersion = types.StringUnknown()
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
 		// The repair's operations pass through RECONCILING; the update reads the status again.
