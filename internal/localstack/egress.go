@@ -79,6 +79,36 @@ func (s *Stack) EgressAttempts() []string {
 	return out
 }
 
+// EgressMark is how many attempts each sink of the stack (its other clusters' control planes included) had recorded.
+type EgressMark map[*egressSink]int
+
+// EgressMark marks what the sinks hold now, for EgressSince.
+func (s *Stack) EgressMark() EgressMark {
+	m := EgressMark{}
+	for _, st := range s.withPlanes() {
+		if st.egress != nil {
+			st.egress.mu.Lock()
+			m[st.egress] = len(st.egress.attempts)
+			st.egress.mu.Unlock()
+		}
+	}
+	return m
+}
+
+// EgressSince is what the sinks recorded after mark: all of it for a control plane started since.
+func (s *Stack) EgressSince(mark EgressMark) []string {
+	var out []string
+	for _, st := range s.withPlanes() {
+		if st.egress == nil {
+			continue
+		}
+		st.egress.mu.Lock()
+		out = append(out, st.egress.attempts[mark[st.egress]:]...)
+		st.egress.mu.Unlock()
+	}
+	return out
+}
+
 // NonLoopbackSockets lists the open sockets of the stack's processes whose remote address is outside 127.0.0.0/8
 // (or ::1), the other clusters' control planes included: a snapshot from /proc, empty when every connection stays on
 // loopback.
