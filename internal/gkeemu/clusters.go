@@ -43,22 +43,27 @@ var channelVersions = map[containerpb.ReleaseChannel_Channel]struct {
 
 var nameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
 
-// resolveVersionIn is resolveVersion for a cluster made in a release channel: its default when none is asked for.
+// resolveVersionIn is resolveVersion for a cluster in a release channel: among the channel's versions, its default
+// when none is asked for.
 func resolveVersionIn(v string, ch containerpb.ReleaseChannel_Channel) (string, *apiError) {
-	if c, ok := channelVersions[ch]; ok && (v == "" || v == "-") {
-		return c.def, nil
+	if c, ok := channelVersions[ch]; ok {
+		return resolveAmong(v, c.def, c.valid)
 	}
 	return resolveVersion(v)
 }
 
 func resolveVersion(v string) (string, *apiError) {
+	return resolveAmong(v, defaultVersion, validVersions)
+}
+
+func resolveAmong(v, def string, valid []string) (string, *apiError) {
 	switch v {
 	case "", "-":
-		return defaultVersion, nil
+		return def, nil
 	case "latest":
-		return validVersions[0], nil
+		return valid[0], nil
 	}
-	for _, known := range validVersions {
+	for _, known := range valid {
 		if known == v || strings.HasPrefix(known, v+".") || strings.HasPrefix(known, v+"-") {
 			return known, nil
 		}
@@ -307,7 +312,11 @@ func (s *Server) updateCluster(r *request) (proto.Message, *apiError) {
 			changes = append(changes, func() { c.pb.ReleaseChannel = u.DesiredReleaseChannel })
 		}
 		if v := u.DesiredMasterVersion; v != "" {
-			resolved, e := resolveVersion(v)
+			ch := c.pb.GetReleaseChannel().GetChannel()
+			if u.DesiredReleaseChannel != nil {
+				ch = u.DesiredReleaseChannel.GetChannel()
+			}
+			resolved, e := resolveVersionIn(v, ch)
 			if e != nil {
 				return nil, e
 			}

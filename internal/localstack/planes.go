@@ -44,9 +44,8 @@ type planes struct {
 	fronts map[string]*front // the other clusters, by key
 	seq    int
 
-	versionOnce sync.Once
-	versionJSON []byte
-	versionErr  error
+	versionMu   sync.Mutex
+	versionJSON []byte // the primary's /version, once read
 }
 
 // Open implements gkeemu.ControlPlanes.
@@ -148,35 +147,37 @@ type front struct {
 
 var errClosed = errors.New("the cluster was deleted")
 
-// version is the primary API server's /version, read once.
+// version is the primary API server's /version, read once it answers.
 func (p *planes) version(ctx context.Context) ([]byte, error) {
-	p.versionOnce.Do(func() {
-		// Read for every later caller too: the first caller's request going away must not spoil it.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		c, err := rest.HTTPClientFor(p.primary.RESTConfig())
-		if err != nil {
-			p.versionErr = err
-			return
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.primary.Host+"/version", nil)
-		if err != nil {
-			p.versionErr = err
-			return
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			p.versionErr = err
-			return
-		}
-		defer func() { _ = resp.Body.Close() }()
-		if resp.StatusCode != http.StatusOK {
-			p.versionErr = fmt.Errorf("/version: %s", resp.Status)
-			return
-		}
-		p.versionJSON, p.versionErr = io.ReadAll(resp.Body)
-	})
-	return p.versionJSON, p.versionErr
+	p.versionMu.Lock()
+	defer p.versionMu.Unlock()
+	if p.versionJSON != nil {
+		return p.versionJSON, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := rest.HTTPClientFor(p.primary.RESTConfig())
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.primary.Host+"/version", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("/version: %s", resp.Status)
+	}
+	v, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	p.versionJSON = v
+	return v, nil
 }
 
 func (p *planes) newFront(cluster string, seq int) (*front, error) {

@@ -136,27 +136,72 @@ func DeleteUnusedSecret(ctx context.Context, core corev1client.CoreV1Interface, 
 var ErrLastWorker = errors.New("it is the config's only worker, and Kueue requires at least one")
 
 // LeaveConfig takes cluster out of MultiKueueConfig config's clusters; nothing when the config is gone or does not
-// list it. The patch tests the item it removes, so a config changed since it was read is refused, not mangled.
+// list it.
 func LeaveConfig(ctx context.Context, kq kueueclient.Interface, config, cluster, fieldManager string) error {
-	cfg, err := kq.KueueV1beta2().MultiKueueConfigs().Get(ctx, config, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("reading MultiKueueConfig %s: %w", config, err)
-	}
-	i := slices.Index(cfg.Spec.Clusters, cluster)
-	if i < 0 {
-		return nil
-	}
-	if len(cfg.Spec.Clusters) == 1 {
-		return fmt.Errorf("taking worker %s out of MultiKueueConfig %s: %w", cluster, config, ErrLastWorker)
-	}
-	at := fmt.Sprintf("/spec/clusters/%d", i)
-	patch, _ := json.Marshal([]map[string]any{{"op": "test", "path": at, "value": cluster}, {"op": "remove", "path": at}})
-	_, err = kq.KueueV1beta2().MultiKueueConfigs().Patch(ctx, config, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+	err := editClusters(ctx, kq, config, fieldManager, func(clusters []string) ([]map[string]any, error) {
+		i := slices.Index(clusters, cluster)
+		switch {
+		case i < 0:
+			return nil, nil
+		case len(clusters) == 1:
+			return nil, ErrLastWorker
+		}
+		at := fmt.Sprintf("/spec/clusters/%d", i)
+		return []map[string]any{{"op": "test", "path": at, "value": cluster}, {"op": "remove", "path": at}}, nil
+	})
 	if err != nil {
 		return fmt.Errorf("taking worker %s out of MultiKueueConfig %s: %w", cluster, config, err)
 	}
 	return nil
+}
+
+// JoinConfig adds cluster to MultiKueueConfig config's clusters; nothing when the config is gone or lists it.
+func JoinConfig(ctx context.Context, kq kueueclient.Interface, config, cluster, fieldManager string) error {
+	err := editClusters(ctx, kq, config, fieldManager, func(clusters []string) ([]map[string]any, error) {
+		switch {
+		case slices.Contains(clusters, cluster):
+			return nil, nil
+		case len(clusters) >= MaxWorkers:
+			return nil, fmt.Errorf("it lists %d workers already, as many as Kueue allows", len(clusters))
+		}
+		return []map[string]any{{"op": "add", "path": "/spec/clusters/-", "value": cluster}}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("adding worker %s to MultiKueueConfig %s: %w", cluster, config, err)
+	}
+	return nil
+}
+
+// editClusters patches MultiKueueConfig config with the JSON patch ops that plan makes of its clusters (none: nothing
+// to do). The patch tests the resourceVersion it was made from; when another writer changed the config meanwhile
+// (workers that leave in one apply do so at once), it is made again from what the config then lists.
+func editClusters(ctx context.Context, kq kueueclient.Interface, config, fieldManager string, plan func([]string) ([]map[string]any, error)) error {
+	configs := kq.KueueV1beta2().MultiKueueConfigs()
+	for attempt := 1; ; attempt++ {
+		cfg, err := configs.Get(ctx, config, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ops, err := plan(cfg.Spec.Clusters)
+		if err != nil || len(ops) == 0 {
+			return err
+		}
+		if cfg.ResourceVersion != "" { // the API server always sets it
+			ops = append([]map[string]any{{"op": "test", "path": "/metadata/resourceVersion", "value": cfg.ResourceVersion}}, ops...)
+		}
+		patch, _ := json.Marshal(ops)
+		_, err = configs.Patch(ctx, config, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+		if err == nil {
+			return nil
+		}
+		if attempt < 5 {
+			if now, gerr := configs.Get(ctx, config, metav1.GetOptions{}); gerr == nil && now.ResourceVersion != cfg.ResourceVersion {
+				continue
+			}
+		}
+		return err
+	}
 }

@@ -50,7 +50,7 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 				MarkdownDescription: "Name of the `MultiKueueConfig` on the manager that lists this worker (the `name` of its `dwsfallback_multikueue_config`), written as a string, not a reference: the config already depends on its workers. " +
 					"Destroying the worker then first takes it out of that config's clusters, so a worker is retired in one apply: Terraform destroys the worker before it updates the config that drops it, and the update finds it gone. " +
 					"Without it, or when another config also lists the worker, the destroy refuses before it deletes anything. A worker that is its config's only one is never taken out (Kueue requires one): destroy the config with it. " +
-					"A config that still lists the worker in its own configuration puts it back on its next apply, as a worker Kueue reports missing.",
+					"A worker made again under its name (a replacement) joins that config again. A config that still lists the worker in its own configuration puts it back on its next apply, as a worker Kueue reports missing.",
 			},
 			"service_account": schema.StringAttribute{
 				Optional: true, Computed: true,

@@ -259,7 +259,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	plan.Project, plan.Location, plan.ID = types.StringValue(ref.Project), types.StringValue(ref.Location), types.StringValue(ref.String())
-	if !plan.KubernetesVersion.IsUnknown() && !versionMatches(plan.KubernetesVersion.ValueString(), plan.ResolvedVersion.ValueString()) {
+	if plan.KubernetesVersion.IsUnknown() || !versionMatches(plan.KubernetesVersion.ValueString(), plan.ResolvedVersion.ValueString()) {
 		// The update moves the control plane to a version GKE resolves then; the one kept from state is not it.
 		plan.ResolvedVersion = types.StringUnknown()
 	}

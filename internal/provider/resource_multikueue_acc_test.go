@@ -319,6 +319,18 @@ resource "dwsfallback_kueue_queue" "with_dws" {
 			// A worker that names its config is retired in one apply, unless another config lists it too.
 			{Config: withConfig},
 			{
+				// Made again under its name: its destroy left the config, its create joins it again.
+				Config: withConfig,
+				Taint:  []string{"dwsfallback_multikueue_worker.w2"},
+				Check: func(*terraform.State) error {
+					cfg, err := multikueue.FindConfig(context.Background(), clusterClients(t, "mk-manager").Kueue, "multikueue")
+					if err != nil || cfg == nil || !slices.Equal(cfg.Spec.Clusters, []string{"mk-w1", "mk-w2"}) {
+						return fmt.Errorf("MultiKueueConfig after mk-w2 was made again: %+v, %v; want clusters [mk-w1 mk-w2]", cfg, err)
+					}
+					return nil
+				},
+			},
+			{
 				PreConfig: func() {
 					other := &kueue.MultiKueueConfig{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: kueue.MultiKueueConfigSpec{Clusters: []string{"mk-w2"}}}
 					if _, err := clusterClients(t, "mk-manager").Kueue.KueueV1beta2().MultiKueueConfigs().Create(context.Background(), other, metav1.CreateOptions{}); err != nil {

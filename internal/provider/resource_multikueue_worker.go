@@ -54,7 +54,18 @@ func (r *multiKueueWorkerResource) Create(ctx context.Context, req resource.Crea
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	_ = r.write(ctx, &plan, given.ValueString(), "creating", &resp.State, resp.Private, &resp.Diagnostics)
+	if !r.write(ctx, &plan, given.ValueString(), "creating", &resp.State, resp.Private, &resp.Diagnostics) || resp.Diagnostics.HasError() {
+		return
+	}
+	// The config lists its workers by name, so a worker made again under its name (a replacement, which left the
+	// config on its destroy) would stay out of it until the config's next apply: it joins again here.
+	if cfg := plan.Config.ValueString(); cfg != "" {
+		if c, ok := r.kube(ctx, &plan, &resp.Diagnostics); ok {
+			if err := multikueue.JoinConfig(ctx, c.Kueue, cfg, plan.Name.ValueString(), kube.FieldManager); err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("creating MultiKueueCluster (%s)", plan.Name.ValueString()), c.Explain("MultiKueueConfig", cfg, err).Error())
+			}
+		}
+	}
 }
 
 func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
