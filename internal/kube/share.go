@@ -259,15 +259,16 @@ func (r *JobReads) FilesConfigMap(ctx context.Context, c *Clients, job *rayv1.Ra
 
 func listWorkloads(c *Clients, ns string) func(context.Context) ([]kueue.Workload, error) {
 	return func(ctx context.Context) ([]kueue.Workload, error) {
-		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: JobUIDLabel}, c.Kueue.KueueV1beta2().Workloads(ns).List)
+		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: JobUIDLabel}, listWorkloadsNoPodSets(c, ns))
 		if err != nil {
 			return nil, err
 		}
-		return list.Items, nil
+		return list.workloads(), nil
 	}
 }
 
-// Workload is the job's live Workload (NewestWorkload), answered from the namespace's shared LIST.
+// Workload is the job's live Workload (NewestWorkload), answered from the namespace's shared LIST, without its pod
+// sets (workloadList).
 func (r *JobReads) Workload(ctx context.Context, c *Clients, job *rayv1.RayJob) (*kueue.Workload, error) {
 	all, err := r.workloads.Get(ctx, ShareKey{c, job.Namespace}, listWorkloads(c, job.Namespace))
 	if err != nil {

@@ -1,0 +1,68 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+)
+
+// The shared LIST decodes every field of a Workload but its pod sets, and asks with the caller's options.
+func TestListWorkloadsNoPodSets(t *testing.T) {
+	t.Parallel()
+	admitted := kueue.Workload{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "kueue.x-k8s.io/v1beta2", Kind: "Workload"},
+		ObjectMeta: metav1.ObjectMeta{Name: "rayjob-a", Namespace: "default", Labels: map[string]string{JobUIDLabel: "uid-a"}, ResourceVersion: "7"},
+		Spec: kueue.WorkloadSpec{
+			QueueName: "dws-local-queue",
+			PodSets: []kueue.PodSet{{Name: "workers", Count: 4, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "ray-worker", Image: "rayproject/ray", Resources: corev1.ResourceRequirements{
+					Limits: corev1.ResourceList{"google.com/tpu": resource.MustParse("4")}}}},
+				NodeSelector: map[string]string{"cloud.google.com/gke-tpu-topology": "4x4"},
+			}}}},
+		},
+		Status: kueue.WorkloadStatus{
+			Admission: &kueue.Admission{ClusterQueue: "cluster-queue", PodSetAssignments: []kueue.PodSetAssignment{
+				{Name: "workers", Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{"google.com/tpu": "dws"}}}},
+			Conditions: []metav1.Condition{{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue, Reason: "Admitted"}},
+		},
+	}
+	var query string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		query = r.URL.Path + "?" + r.URL.RawQuery
+		_ = json.NewEncoder(w).Encode(kueue.WorkloadList{
+			TypeMeta: metav1.TypeMeta{APIVersion: "kueue.x-k8s.io/v1beta2", Kind: "WorkloadList"},
+			ListMeta: metav1.ListMeta{ResourceVersion: "9", Continue: "next"},
+			Items:    []kueue.Workload{admitted},
+		})
+	}))
+	defer srv.Close()
+	kc, err := kueueclient.NewForConfig(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := listWorkloadsNoPodSets(&Clients{Kueue: kc}, "default")(context.Background(), metav1.ListOptions{LabelSelector: JobUIDLabel, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "/apis/kueue.x-k8s.io/v1beta2/namespaces/default/workloads?labelSelector=" + "kueue.x-k8s.io%2Fjob-uid" + "&limit=1"; query != want {
+		t.Errorf("asked %s, want %s", query, want)
+	}
+	if list.GetResourceVersion() != "9" || list.GetContinue() != "next" {
+		t.Errorf("list meta = %+v", list.ListMeta)
+	}
+	want := *admitted.DeepCopy()
+	want.Spec.PodSets = nil
+	if diff := cmp.Diff([]kueue.Workload{want}, list.workloads()); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
