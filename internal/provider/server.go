@@ -33,15 +33,16 @@ func NewDefaultServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return NewServer(&dwsProvider{version: version})
 }
 
-// server is the framework's protocol server with three shortcuts on the paths a plan of N RayJobs takes N times, each
+// server is the framework's protocol server with four shortcuts on the paths a plan of N RayJobs takes N times, each
 // answering what the framework would (bench/README.md has what each saves):
 //   - PlanResourceChange of a resource whose proposed state is its prior state (plan_shortcut.go);
 //   - ReadResource of a RayJob whose managed fields did not change (readRayJob);
-//   - UpgradeResourceState of a state of the current schema version.
+//   - UpgradeResourceState of a state of the current schema version;
+//   - ValidateResourceConfig, in one walk of the configuration (validate_shortcut.go).
 //
 // Each has a differential test that runs it against the plain framework server on generated cases and requires
-// equal answers: plan_shortcut_diff_test.go, read_shortcut_diff_acc_test.go (on the local stack) and
-// upgrade_shortcut_diff_test.go.
+// equal answers: plan_shortcut_diff_test.go, read_shortcut_diff_acc_test.go (on the local stack),
+// upgrade_shortcut_diff_test.go and validate_shortcut_diff_test.go.
 type server struct {
 	tfprotov6.ProviderServer
 	p *dwsProvider
@@ -50,12 +51,29 @@ type server struct {
 	types     map[string]tftypes.Type
 	versions  map[string]int64
 	plans     map[string]*planShortcut
+	validates map[string]*validateShortcut
 }
 
 // shortcut lists the resource types whose plans may be short-cut: the ones a plan has many of, or that every
 // configuration has. The shortcut is exact for any type (planShortcut); the list only keeps its set-up small.
 var shortcut = map[string]bool{
 	"dwsfallback_rayjob": true, "dwsfallback_tpu_pool_pair": true, "dwsfallback_gpu_pool_pair": true, "dwsfallback_kueue_queue": true,
+}
+
+// ValidateResourceConfig validates as the framework does, in one walk of the configuration (validateShortcut):
+// Terraform validates each of N jobs' configurations again as it plans it.
+func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	typ := s.valueType(ctx, req.TypeName)
+	if vs := s.validates[req.TypeName]; vs != nil && typ != nil {
+		var data any // untyped nil before the provider is configured, as the framework passes it
+		if d := s.p.configured.Load(); d != nil {
+			data = d
+		}
+		if resp, ok := vs.validate(ctx, req, typ, data); ok {
+			return resp, nil
+		}
+	}
+	return s.ProviderServer.ValidateResourceConfig(ctx, req)
 }
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
@@ -181,10 +199,13 @@ func (s *server) valueType(ctx context.Context, typeName string) tftypes.Type {
 		for name, sch := range resp.ResourceSchemas {
 			s.types[name], s.versions[name] = sch.ValueType(), sch.Version
 		}
-		s.plans = map[string]*planShortcut{}
+		s.plans, s.validates = map[string]*planShortcut{}, map[string]*validateShortcut{}
 		for _, f := range s.p.Resources(ctx) {
 			if ps, name := newPlanShortcut(ctx, f); shortcut[name] {
 				s.plans[name] = ps
+				if ps.unsupported != "schema error" {
+					s.validates[name] = newValidateShortcut(ctx, f, ps.schema)
+				}
 			}
 		}
 	})
