@@ -152,6 +152,8 @@ func (p *dwsProvider) ConfigValidators(context.Context) []provider.ConfigValidat
 }
 
 func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	// The framework gives resources what this call returns, nothing when it fails: so do the server's shortcuts.
+	p.configured.Store(nil)
 	var cfg providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {

@@ -43,8 +43,11 @@ type validateNode struct {
 
 func newValidateShortcut(ctx context.Context, newResource func() resource.Resource, sch schema.Schema) *validateShortcut {
 	vs := &validateShortcut{schema: sch, newResource: newResource}
-	if len(sch.Blocks) > 0 {
+	switch {
+	case len(sch.Blocks) > 0:
 		vs.unsupported = "blocks" // the framework turns empty list and set blocks into null ones first
+	case sch.DeprecationMessage != "":
+		vs.unsupported = "deprecated resource"
 	}
 	vs.attrs = vs.nodes(ctx, "", sch.Attributes)
 	return vs
@@ -80,6 +83,9 @@ func unsupportedForValidation(ctx context.Context, a schema.Attribute, typ attr.
 	}
 	if a.IsWriteOnly() {
 		return "write-only"
+	}
+	if !a.IsRequired() && !a.IsOptional() && !a.IsComputed() {
+		return "neither required, optional nor computed"
 	}
 	if _, err := typ.ValueFromTerraform(ctx, tftypes.NewValue(typ.TerraformType(ctx), nil)); err != nil {
 		return err.Error()
@@ -259,6 +265,7 @@ func runValidators[VV any, V any, X any](ctx context.Context, v attr.Value, to f
 	if d.HasError() {
 		return false
 	}
+	diags.Append(d...)
 	for _, x := range xs {
 		diags.Append(run(x, cv)...)
 	}
