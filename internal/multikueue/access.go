@@ -273,25 +273,42 @@ func ensureNamespace(ctx context.Context, core corev1client.CoreV1Interface) err
 // Granted reports whether the worker's ClusterRole grants every rule of Rules and its ClusterRoleBinding gives that
 // role to the ServiceAccount: what a role edited by hand, or made by Kueue's script alone, may not.
 func Granted(ctx context.Context, rbac rbacv1client.RbacV1Interface, w Worker) (bool, error) {
-	role, err := rbac.ClusterRoles().Get(ctx, w.Role(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
+	role, binding, err := Access(ctx, rbac, w)
 	if err != nil {
-		return false, fmt.Errorf("reading ClusterRole %s: %w", w.Role(), err)
+		return false, err
+	}
+	return GrantedBy(role, binding, w), nil
+}
+
+// Access reads the worker's ClusterRole and ClusterRoleBinding; each is nil when it is not there.
+func Access(ctx context.Context, rbac rbacv1client.RbacV1Interface, w Worker) (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding, error) {
+	role, err := rbac.ClusterRoles().Get(ctx, w.Role(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		role = nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("reading ClusterRole %s: %w", w.Role(), err)
 	}
 	b, err := rbac.ClusterRoleBindings().Get(ctx, w.Binding(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return false, nil
+	switch {
+	case apierrors.IsNotFound(err):
+		b = nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("reading ClusterRoleBinding %s: %w", w.Binding(), err)
 	}
-	if err != nil {
-		return false, fmt.Errorf("reading ClusterRoleBinding %s: %w", w.Binding(), err)
+	return role, b, nil
+}
+
+// GrantedBy is Granted of objects already read (Access).
+func GrantedBy(role *rbacv1.ClusterRole, b *rbacv1.ClusterRoleBinding, w Worker) bool {
+	if role == nil || b == nil {
+		return false
 	}
 	bound := b.RoleRef.Kind == "ClusterRole" && b.RoleRef.Name == w.Role() &&
 		slices.ContainsFunc(b.Subjects, func(s rbacv1.Subject) bool {
 			return s.Kind == rbacv1.ServiceAccountKind && s.Name == w.ServiceAccount && s.Namespace == KueueNamespace
 		})
-	return bound && covers(role.Rules, Rules()), nil
+	return bound && covers(role.Rules, Rules())
 }
 
 // covers reports whether have grants every group, resource and verb of want (no resourceNames, no wildcards

@@ -172,16 +172,25 @@ func sameDrift(a []string, b types.List) bool {
 // compare the live objects with. Without it, drift is not compared until the next apply: a warning, since the apply
 // itself did what it was asked.
 func recordApplied(ctx context.Context, c *kube.Clients, what string, objs []liveObject, p privateState, diags *diag.Diagnostics) {
+	recordBaselines(ctx, p, appliedBaselines(c, what, objs, diags), diags)
+}
+
+// appliedBaselines are the baselines of objects just applied on c; none, with a warning, when they cannot be read.
+func appliedBaselines(c *kube.Clients, what string, objs []liveObject, diags *diag.Diagnostics) map[string]drift.Baseline {
+	if len(objs) == 0 {
+		return map[string]drift.Baseline{}
+	}
 	ty, err := c.Types(kindsOf(objs)...)
-	var b map[string]drift.Baseline
+	b := map[string]drift.Baseline{}
 	if err == nil {
 		b, err = takeBaselines(ty, objs)
 	}
 	if err != nil {
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("%s was applied, but what the apply left could not be read back, so "+
 			"changes made beside Terraform are not compared until the next apply: %v", what, err))
+		return map[string]drift.Baseline{}
 	}
-	recordBaselines(ctx, p, b, diags)
+	return b
 }
 
 // appliedDrift compares the live objects with what the last apply left on them.

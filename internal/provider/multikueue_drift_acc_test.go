@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -13,8 +14,8 @@ import (
 )
 
 // TestAccDrift_multiKueueGenerated changes, one at a time, every field the apply set on the manager's
-// MultiKueueCluster, MultiKueueConfig and AdmissionCheck, as another writer would, and requires the plan to show it
-// and the apply to repair it.
+// MultiKueueCluster, MultiKueueConfig and AdmissionCheck, and on a worker's ClusterRole and ClusterRoleBinding, as
+// another writer would, and requires the plan to show it and the apply to repair it.
 func TestAccDrift_multiKueueGenerated(t *testing.T) {
 	t.Parallel()
 	requireStack(t)
@@ -49,6 +50,10 @@ func TestAccDrift_multiKueueGenerated(t *testing.T) {
 	tryDrift(t, tf, c.Dynamic, tally, gv.WithResource("multikueueclusters"), "", "dmk-w1", true)
 	tryDrift(t, tf, c.Dynamic, tally, gv.WithResource("multikueueconfigs"), "", "dmk", true)
 	tryDrift(t, tf, c.Dynamic, tally, gv.WithResource("admissionchecks"), "", "dmk", true)
+	// The rights the provider made on a worker: a rule or subject added by hand plans its removal.
+	w1, rbac := clusterClients(t, "dmk-w1"), rbacv1.SchemeGroupVersion
+	tryDrift(t, tf, w1.Dynamic, tally, rbac.WithResource("clusterroles"), "", "multikueue-sa-role", true)
+	tryDrift(t, tf, w1.Dynamic, tally, rbac.WithResource("clusterrolebindings"), "", "multikueue-sa-crb", true)
 	tally.report(t)
 	tf.mustRun("destroy", "-auto-approve", "-input=false")
 }

@@ -8,6 +8,7 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
@@ -51,24 +52,29 @@ func endpointOf(ref clusterRef, cl *containerpb.Cluster) (*workerEndpoint, error
 	return &workerEndpoint{ref: ref, server: "https://" + cl.GetEndpoint(), ca: ca, stopping: cl.GetStatus() == containerpb.Cluster_STOPPING}, nil
 }
 
-// makeCredentials makes the worker's ServiceAccount, its rights and token, and returns the kubeconfig for the manager.
-func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multiKueueWorkerModel, managerHost string) ([]byte, error) {
+// makeCredentials makes the worker's ServiceAccount, its rights and token, and returns the kubeconfig for the manager
+// and the rights as the worker answered.
+func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multiKueueWorkerModel, managerHost string) ([]byte, *workerAccess, error) {
 	ep, err := r.findWorker(ctx, m)
 	if err == nil && ep == nil {
 		err = fmt.Errorf("GKE has no worker cluster %s", m.WorkerCluster.ValueString())
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w, err := r.clients.Kube(ctx, ep.ref)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
+		return nil, nil, fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
 	}
 	token, err := multikueue.Ensure(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, m.workerOf(managerHost))
 	if err != nil {
-		return nil, fmt.Errorf("on the worker %s: %w", ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err))
+		return nil, nil, fmt.Errorf("on the worker %s: %w", ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err))
 	}
-	return multikueue.Kubeconfig(ep.server, ep.ca, token), nil
+	role, binding, err := multikueue.Access(ctx, w.RBAC, m.worker())
+	if err != nil {
+		return nil, nil, fmt.Errorf("on the worker %s: %w", ep.ref, err)
+	}
+	return multikueue.Kubeconfig(ep.server, ep.ca, token), &workerAccess{c: w, objs: rbacObjects(role, binding)}, nil
 }
 
 // credentialsCurrent reports whether the manager's Secret still reaches the worker as it is now (its endpoint, CA and
@@ -76,42 +82,64 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 // alone lacks some). A kubeconfig the user brought is never stored: the Secret is compared with the fingerprint of
 // the one written (written), and without one it is current while the Secret holds a kubeconfig. An imported worker
 // (worker_cluster unknown) is found by the Secret's server.
-func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *kube.Clients, m *multiKueueWorkerModel, written *multikueue.Fingerprint) (bool, error) {
+//
+// The worker's ClusterRole and ClusterRoleBinding, when read, come back in access, for their drift.
+func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *kube.Clients, m *multiKueueWorkerModel, written *multikueue.Fingerprint) (bool, *workerAccess, error) {
 	kc, found, err := multikueue.SecretKubeconfig(ctx, c.Core, m.SecretName.ValueString())
 	if err != nil {
-		return false, c.Explain("MultiKueueCluster", m.Name.ValueString(), err)
+		return false, nil, c.Explain("MultiKueueCluster", m.Name.ValueString(), err)
 	}
 	if m.WorkerCluster.IsNull() && found {
 		if err := r.adoptWorker(ctx, m, multikueue.Server(kc)); err != nil {
-			return false, err
+			return false, nil, err
 		}
 	}
 	if !found || len(kc) == 0 {
-		return false, nil
+		return false, nil, nil
 	}
 	if m.bringsKubeconfig() {
-		return written == nil || written.Matches(kc), nil
+		return written == nil || written.Matches(kc), nil, nil
 	}
 	ep, err := r.findWorker(ctx, m)
 	if err != nil || ep == nil {
-		return false, err
+		return false, nil, err
 	}
 	w, err := r.clients.Kube(ctx, ep.ref)
 	if err != nil {
-		return false, &unreachable{ep.ref, err}
+		return false, nil, &unreachable{ep.ref, err}
 	}
+	role, binding, err := multikueue.Access(ctx, w.RBAC, m.worker())
+	if err != nil {
+		return false, nil, &unreachable{ep.ref, err}
+	}
+	access := &workerAccess{c: w, objs: rbacObjects(role, binding)}
 	token, err := multikueue.Token(ctx, w.Core, m.worker())
 	if err != nil {
-		return false, &unreachable{ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)}
+		return false, access, &unreachable{ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)}
 	}
 	if len(token) == 0 || !multikueue.Matches(kc, ep.server, ep.ca, token) {
-		return false, nil
+		return false, access, nil
 	}
-	granted, err := multikueue.Granted(ctx, w.RBAC, m.worker())
-	if err != nil {
-		return false, &unreachable{ep.ref, err}
+	return multikueue.GrantedBy(role, binding, m.worker()), access, nil
+}
+
+// workerAccess is what the provider wrote on the worker that the drift compares: its ClusterRole and
+// ClusterRoleBinding, as read from the worker (c).
+type workerAccess struct {
+	c    *kube.Clients
+	objs []liveObject
+}
+
+// rbacObjects are the role and binding that are there, for the drift.
+func rbacObjects(role *rbacv1.ClusterRole, binding *rbacv1.ClusterRoleBinding) []liveObject {
+	var out []liveObject
+	if role != nil {
+		out = append(out, liveObject{"ClusterRole/" + role.Name, rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), role})
 	}
-	return granted, nil
+	if binding != nil {
+		out = append(out, liveObject{"ClusterRoleBinding/" + binding.Name, rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"), binding})
+	}
+	return out
 }
 
 // unreachable is a worker GKE lists whose API server did not answer a refresh (an outage, an upgrade): the refresh

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -89,7 +90,7 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	flattenWorker(&st, mkc)
-	current, err := r.credentialsCurrent(ctx, c, &st, writtenKubeconfig(ctx, req.Private, &resp.Diagnostics))
+	current, access, err := r.credentialsCurrent(ctx, c, &st, writtenKubeconfig(ctx, req.Private, &resp.Diagnostics))
 	var down *unreachable
 	if errors.As(err, &down) {
 		resp.Diagnostics.AddWarning("Worker not reachable", down.Error()+". credentials_current reads false until it answers.")
@@ -100,10 +101,19 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	st.CredentialsCurrent = types.BoolValue(current)
-	d, err := appliedDrift(c, readBaselines(ctx, req.Private, &resp.Diagnostics), []liveObject{multiKueueClusterObject(mkc)})
+	baselines := readBaselines(ctx, req.Private, &resp.Diagnostics)
+	d, err := appliedDrift(c, baselines, []liveObject{multiKueueClusterObject(mkc)})
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueCluster (%s)", st.Name.ValueString()), err.Error())
 		return
+	}
+	if access != nil {
+		wd, err := appliedDrift(access.c, baselines, access.objs)
+		if err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("reading the worker's rights of MultiKueueCluster (%s)", st.Name.ValueString()), err.Error())
+			return
+		}
+		d = append(d, wd...)
 	}
 	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -390,9 +400,10 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 		}
 	}
 	kubeconfig := []byte(given)
+	var access *workerAccess
 	if !m.bringsKubeconfig() {
 		var err error
-		if kubeconfig, err = r.makeCredentials(ctx, m, c.Host); err != nil {
+		if kubeconfig, access, err = r.makeCredentials(ctx, m, c.Host); err != nil {
 			diags.AddError(summary, err.Error())
 			return false
 		}
@@ -414,7 +425,11 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 	}
 	m.CredentialsCurrent, m.Drift = types.BoolValue(true), appliedDriftValue(m.Drift)
 	recordKubeconfig(ctx, private, given, diags)
-	recordApplied(ctx, c, "MultiKueueCluster "+m.Name.ValueString(), []liveObject{multiKueueClusterObject(mkc)}, private, diags)
+	b := appliedBaselines(c, "MultiKueueCluster "+m.Name.ValueString(), []liveObject{multiKueueClusterObject(mkc)}, diags)
+	if access != nil {
+		maps.Copy(b, appliedBaselines(access.c, "The worker's ClusterRole and ClusterRoleBinding", access.objs, diags))
+	}
+	recordBaselines(ctx, private, b, diags)
 	flattenWorker(m, mkc)
 	// In state before the wait: a worker that never connects taints the resource instead of orphaning it.
 	diags.Append(state.Set(ctx, m)...)
