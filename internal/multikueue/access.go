@@ -111,17 +111,13 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 		}); err != nil {
 		return nil, err
 	}
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: w.Role(), Labels: labels()}, Rules: Rules()}
+	role, binding := Rights(w)
 	if err := upsert(ctx, "ClusterRole", c.RBAC.ClusterRoles(), role, func(have, want *rbacv1.ClusterRole) error {
-		have.Labels, have.Rules = withLabels(have.Labels), want.Rules
+		// An aggregation rule would have the controller rewrite the rules again.
+		have.Labels, have.Rules, have.AggregationRule = withLabels(have.Labels), want.Rules, nil
 		return nil
 	}); err != nil {
 		return nil, err
-	}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: w.Binding(), Labels: labels()},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: w.Role()},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: w.ServiceAccount, Namespace: KueueNamespace}},
 	}
 	bindings := c.RBAC.ClusterRoleBindings()
 	if have, err := bindings.Get(ctx, w.Binding(), metav1.GetOptions{}); err == nil && have.RoleRef != binding.RoleRef {
@@ -268,6 +264,17 @@ func ensureNamespace(ctx context.Context, core corev1client.CoreV1Interface) err
 		return fmt.Errorf("creating namespace %s: %w", KueueNamespace, err)
 	}
 	return nil
+}
+
+// Rights are the worker's ClusterRole and ClusterRoleBinding as Ensure writes them.
+func Rights(w Worker) (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: w.Role(), Labels: labels()}, Rules: Rules()}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: w.Binding(), Labels: labels()},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: w.Role()},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: w.ServiceAccount, Namespace: KueueNamespace}},
+	}
+	return role, binding
 }
 
 // Granted reports whether the worker's ClusterRole grants every rule of Rules and its ClusterRoleBinding gives that

@@ -193,6 +193,34 @@ func appliedBaselines(c *kube.Clients, what string, objs []liveObject, diags *di
 	return b
 }
 
+// writtenBaselines are appliedBaselines of objects written by a plain update, which makes the writer the owner of
+// only the fields it changed: the fields are those of what was written (by key), the values the live object's.
+func writtenBaselines(c *kube.Clients, what string, objs []liveObject, written map[string]liveObject, diags *diag.Diagnostics) map[string]drift.Baseline {
+	out := map[string]drift.Baseline{}
+	if len(objs) == 0 {
+		return out
+	}
+	ty, err := c.Types(kindsOf(objs)...)
+	for i := 0; err == nil && i < len(objs); i++ {
+		var live, want map[string]any
+		if live, err = unstructuredOf(objs[i]); err != nil {
+			break
+		}
+		if want, err = unstructuredOf(written[objs[i].key]); err != nil {
+			break
+		}
+		if out[objs[i].key], err = ty.RecordWritten(live, want); err != nil {
+			err = fmt.Errorf("%s: %w", objs[i].key, err)
+		}
+	}
+	if err != nil {
+		diags.AddWarning("Drift not recorded", fmt.Sprintf("%s was applied, but what the apply left could not be read back, so "+
+			"changes made beside Terraform are not compared until the next apply: %v", what, err))
+		return map[string]drift.Baseline{}
+	}
+	return out
+}
+
 // appliedDrift compares the live objects with what the last apply left on them.
 func appliedDrift(c *kube.Clients, b map[string]drift.Baseline, objs []liveObject) ([]string, error) {
 	if len(b) == 0 || len(objs) == 0 {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 )
 
 // TestAccDrift_multiKueueGenerated changes, one at a time, every field the apply set on the manager's
@@ -55,5 +58,23 @@ func TestAccDrift_multiKueueGenerated(t *testing.T) {
 	tryDrift(t, tf, w1.Dynamic, tally, rbac.WithResource("clusterroles"), "", "multikueue-sa-role", true)
 	tryDrift(t, tf, w1.Dynamic, tally, rbac.WithResource("clusterrolebindings"), "", "multikueue-sa-crb", true)
 	tally.report(t)
+	// A right added by hand, which leaves what Kueue needs granted: only the drift shows it.
+	ctx := context.Background()
+	role, err := w1.RBAC.ClusterRoles().Get(ctx, "multikueue-sa-role", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}})
+	if _, err := w1.RBAC.ClusterRoles().Update(ctx, role, metav1.UpdateOptions{FieldManager: "kubectl-edit"}); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := tf.run("plan", "-no-color", "-input=false"); !strings.Contains(out, fmt.Sprintf(`"ClusterRole/multikueue-sa-role .rules (%d items, now %d)"`, len(multikueue.Rules()), len(multikueue.Rules())+1)) {
+		t.Fatalf("the plan should name the role's rules as drift:\n%s", out)
+	}
+	tf.mustRun("apply", "-auto-approve", "-input=false")
+	tf.expectEmptyPlan()
+	if role, err = w1.RBAC.ClusterRoles().Get(ctx, "multikueue-sa-role", metav1.GetOptions{}); err != nil || len(role.Rules) != len(multikueue.Rules()) {
+		t.Fatalf("the apply left the role with %d rules (%v), want %d", len(role.Rules), err, len(multikueue.Rules()))
+	}
 	tf.mustRun("destroy", "-auto-approve", "-input=false")
 }

@@ -74,7 +74,7 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 	if err != nil {
 		return nil, nil, fmt.Errorf("on the worker %s: %w", ep.ref, err)
 	}
-	return multikueue.Kubeconfig(ep.server, ep.ca, token), &workerAccess{c: w, objs: rbacObjects(role, binding)}, nil
+	return multikueue.Kubeconfig(ep.server, ep.ca, token), workerRights(w, m, role, binding), nil
 }
 
 // credentialsCurrent reports whether the manager's Secret still reaches the worker as it is now (its endpoint, CA and
@@ -112,10 +112,10 @@ func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *ku
 	if err != nil {
 		return false, nil, &unreachable{ep.ref, err}
 	}
-	access := &workerAccess{c: w, objs: rbacObjects(role, binding)}
+	access := workerRights(w, m, role, binding)
 	token, err := multikueue.Token(ctx, w.Core, m.worker())
 	if err != nil {
-		return false, access, &unreachable{ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)}
+		return false, nil, &unreachable{ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)}
 	}
 	if len(token) == 0 || !multikueue.Matches(kc, ep.server, ep.ca, token) {
 		return false, access, nil
@@ -124,22 +124,27 @@ func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *ku
 }
 
 // workerAccess is what the provider wrote on the worker that the drift compares: its ClusterRole and
-// ClusterRoleBinding, as read from the worker (c).
+// ClusterRoleBinding as read from the worker (c, objs, those that are there), and as written (written, by key).
 type workerAccess struct {
-	c    *kube.Clients
-	objs []liveObject
+	c       *kube.Clients
+	objs    []liveObject
+	written map[string]liveObject
 }
 
-// rbacObjects are the role and binding that are there, for the drift.
-func rbacObjects(role *rbacv1.ClusterRole, binding *rbacv1.ClusterRoleBinding) []liveObject {
-	var out []liveObject
+func workerRights(c *kube.Clients, m *multiKueueWorkerModel, role *rbacv1.ClusterRole, binding *rbacv1.ClusterRoleBinding) *workerAccess {
+	wantRole, wantBinding := multikueue.Rights(m.worker())
+	roleKey, bindingKey := "ClusterRole/"+wantRole.Name, "ClusterRoleBinding/"+wantBinding.Name
+	roleGVK, bindingGVK := rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding")
+	a := &workerAccess{c: c, written: map[string]liveObject{
+		roleKey: {roleKey, roleGVK, wantRole}, bindingKey: {bindingKey, bindingGVK, wantBinding},
+	}}
 	if role != nil {
-		out = append(out, liveObject{"ClusterRole/" + role.Name, rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), role})
+		a.objs = append(a.objs, liveObject{roleKey, roleGVK, role})
 	}
 	if binding != nil {
-		out = append(out, liveObject{"ClusterRoleBinding/" + binding.Name, rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"), binding})
+		a.objs = append(a.objs, liveObject{bindingKey, bindingGVK, binding})
 	}
-	return out
+	return a
 }
 
 // unreachable is a worker GKE lists whose API server did not answer a refresh (an outage, an upgrade): the refresh

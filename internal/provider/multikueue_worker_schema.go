@@ -76,7 +76,7 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 			"credentials_current": schema.BoolAttribute{
 				Computed: true,
 				MarkdownDescription: "Whether the manager's Secret still holds what reaches the worker (the worker's current endpoint, CA and token) and the worker's ClusterRole still grants what Kueue's manager uses there. " +
-					"A role made by Kueue's script alone (it lacks `update` and `patch` on `workloads`, and the Ray kinds), a role edited by hand, a token rotated on the worker (its token Secret deleted), a Secret edited or deleted by hand, or a worker that moved reads as `false`, and the next apply writes it again.",
+					"A role made by Kueue's script alone (it lacks `update` and `patch` on `workloads`, and the Ray kinds), a right taken from the role by hand, a token rotated on the worker (its token Secret deleted), a Secret edited or deleted by hand, or a worker that moved reads as `false`, and the next apply writes it again. A right added by hand shows in `drift`.",
 			},
 			"active": schema.BoolAttribute{
 				Computed:            true,
