@@ -18,8 +18,32 @@ type Mutation struct {
 	Path string // the field, in structured-merge-diff's notation
 	// Inside is the JSON pointer of the part changed within a field the API replaces whole; empty for the field.
 	Inside string
-	What   string // "remove", "change", or "add an item"
-	Patch  []byte
+	// Shape is Inside with each list index written as "*": the parts of a whole field that differ only in which item
+	// they are in.
+	Shape string
+	What  string // "remove", "change", or "add an item"
+	Patch []byte
+}
+
+// OnePerShape keeps, of the changes inside a field the API replaces whole, the first of each shape and kind. The
+// API, and so a comparison that follows it, sees such a field as one value, so a change to the third item of a list
+// takes the path a change to the first took; a generated test of every item costs a plan each and finds nothing
+// more. Changes of the manager's own fields are all kept.
+func OnePerShape(ms []Mutation) []Mutation {
+	type key struct{ path, shape, what string }
+	seen := map[key]bool{}
+	var out []Mutation
+	for _, m := range ms {
+		if m.Inside != "" {
+			k := key{m.Path, m.Shape, m.What}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // Mutations lists, for every leaf field of manager's on obj (taken from obj's own managedFields), its removal,
@@ -46,7 +70,7 @@ func BaselineMutations(b Baseline) ([]Mutation, error) {
 		var out []Mutation
 		for _, k := range b.Whole {
 			if v, ok := obj[k]; ok {
-				if err := changesOf("."+k, "/"+k, "", v, &out); err != nil {
+				if err := changesOf("."+k, "/"+k, "", "", v, &out); err != nil {
 					return nil, err
 				}
 			}
@@ -71,7 +95,7 @@ func mutations(obj map[string]any, set *fieldpath.Set) ([]Mutation, error) {
 		if !ok {
 			return
 		}
-		ferr = changesOf(p.String(), ptr, "", v, &out)
+		ferr = changesOf(p.String(), ptr, "", "", v, &out)
 	})
 	return out, ferr
 }
@@ -80,7 +104,7 @@ func mutations(obj map[string]any, set *fieldpath.Set) ([]Mutation, error) {
 // whole (a pod template's tolerations inside an atomic list of worker groups) is one field of the manager's, and
 // each of its parts is a change another writer can make. Those are named by the field and the JSON pointer inside
 // it.
-func changesOf(field, ptr, inside string, v any, out *[]Mutation) error {
+func changesOf(field, ptr, inside, shape string, v any, out *[]Mutation) error {
 	add := func(what string, op map[string]any) error {
 		ops := []map[string]any{op}
 		switch v.(type) {
@@ -94,7 +118,7 @@ func changesOf(field, ptr, inside string, v any, out *[]Mutation) error {
 		if err != nil {
 			return err
 		}
-		*out = append(*out, Mutation{Path: field, Inside: inside, What: what, Patch: b})
+		*out = append(*out, Mutation{Path: field, Inside: inside, Shape: shape, What: what, Patch: b})
 		return nil
 	}
 	if !emptyComposite(v) { // removing an empty map or list changes nothing another writer could mean
@@ -115,7 +139,7 @@ func changesOf(field, ptr, inside string, v any, out *[]Mutation) error {
 			}
 		}
 		for i, item := range t {
-			if err := changesOf(field, ptr+"/"+strconv.Itoa(i), inside+"/"+strconv.Itoa(i), item, out); err != nil {
+			if err := changesOf(field, ptr+"/"+strconv.Itoa(i), inside+"/"+strconv.Itoa(i), shape+"/*", item, out); err != nil {
 				return err
 			}
 		}
@@ -125,7 +149,7 @@ func changesOf(field, ptr, inside string, v any, out *[]Mutation) error {
 		}
 		for _, k := range sortedKeys(t) {
 			esc := strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
-			if err := changesOf(field, ptr+"/"+esc, inside+"/"+esc, t[k], out); err != nil {
+			if err := changesOf(field, ptr+"/"+esc, inside+"/"+esc, shape+"/"+esc, t[k], out); err != nil {
 				return err
 			}
 		}

@@ -69,7 +69,47 @@ func TestMutations(t *testing.T) {
 
 // TestBaselineMutationsOnlyWhole: a ConfigMap's files, each one changed and removed, and one added.
 func TestBaselineMutationsOnlyWhole(t *testing.T) {
-	b, err := RecordOnlyWhole(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"train.py": "print(1)"}}, "data", "binaryData")
+	got := names(wholeMutations(t, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"train.py": "print(1)"}}, "data", "binaryData"))
+	want := []string{"remove .data", "add an item .data", "remove .data /train.py", "change .data /train.py"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("BaselineMutations (-want +got):\n%s", diff)
+	}
+}
+
+// TestOnePerShape: of the changes inside an atomic list of rules, one per part and kind is kept, whichever item
+// holds it; the manager's own fields keep all of theirs.
+func TestOnePerShape(t *testing.T) {
+	all := wholeMutations(t, map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "rules": []any{
+		map[string]any{"apiGroups": []any{""}, "resources": []any{"pods", "secrets"}, "verbs": []any{"get"}},
+		map[string]any{"apiGroups": []any{"batch"}, "resources": []any{"jobs"}, "verbs": []any{"get", "list"}, "resourceNames": []any{"a"}},
+	}}, "rules")
+	got := names(OnePerShape(all))
+	want := []string{
+		"remove .rules", "add an item .rules",
+		"remove .rules /0", "add an item .rules /0", "add an item .rules /0/apiGroups", "remove .rules /0/apiGroups",
+		"remove .rules /0/apiGroups/0", "change .rules /0/apiGroups/0",
+		"remove .rules /0/resources", "add an item .rules /0/resources",
+		"remove .rules /0/resources/0", "change .rules /0/resources/0",
+		"remove .rules /0/verbs", "add an item .rules /0/verbs",
+		"remove .rules /0/verbs/0", "change .rules /0/verbs/0",
+		// Only the second rule has resource names: its part is its own shape.
+		"remove .rules /1/resourceNames", "add an item .rules /1/resourceNames",
+		"remove .rules /1/resourceNames/0", "change .rules /1/resourceNames/0",
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("OnePerShape (-want +got):\n%s", diff)
+	}
+	if len(all) <= len(got) {
+		t.Errorf("OnePerShape kept all %d changes", len(all))
+	}
+}
+
+// wholeMutations are the mutations of a RecordOnlyWhole baseline of obj's fields whole.
+func wholeMutations(t *testing.T, obj map[string]any, whole ...string) []Mutation {
+	t.Helper()
+	b, err := RecordOnlyWhole(obj, whole...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,12 +117,13 @@ func TestBaselineMutationsOnlyWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	return ms
+}
+
+func names(ms []Mutation) []string {
+	var out []string
 	for _, m := range ms {
-		got = append(got, m.String())
+		out = append(out, m.String())
 	}
-	want := []string{"remove .data", "add an item .data", "remove .data /train.py", "change .data /train.py"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("BaselineMutations (-want +got):\n%s", diff)
-	}
+	return out
 }

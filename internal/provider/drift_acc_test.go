@@ -52,7 +52,7 @@ func (d *driftTally) report(t *testing.T) {
 }
 
 // tryDrift makes every change drift.Mutations finds for the manager's fields of each object (as another field
-// manager, with a JSON patch), and requires each one the API accepts to plan a change that the apply repairs, with
+// manager, with a JSON patch; inside a field the API replaces whole, one per shape), and requires each one the API accepts to plan a change that the apply repairs, with
 // an empty plan after.
 func tryDrift(t *testing.T, tf *tfRun, dyn k8sdynamic.Interface, tally *driftTally, gvr schema.GroupVersionResource, ns, name string, repairInside bool) {
 	t.Helper()
@@ -75,6 +75,9 @@ func tryDrift(t *testing.T, tf *tfRun, dyn k8sdynamic.Interface, tally *driftTal
 	if len(ms) == 0 {
 		t.Fatalf("%s %s: the provider owns no field of it", kind, name)
 	}
+	all := len(ms)
+	ms = drift.OnePerShape(ms)
+	t.Logf("%s %s: %d changes, %d after one per shape inside whole fields", kind, name, all, len(ms))
 	for _, m := range ms {
 		tally.tried[kind]++
 		before, err := api.Get(ctx, name, metav1.GetOptions{})
