@@ -20,15 +20,8 @@ func within(was, now any, at string) []string {
 		if !ok {
 			return nil
 		}
-		keys := map[string]any{}
-		for k := range w {
-			keys[k] = nil
-		}
-		for k := range n {
-			keys[k] = nil
-		}
 		var out []string
-		for _, k := range sortedKeys(keys) {
+		for _, k := range keysOfBoth(w, n) {
 			p := at + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 			wv, win := w[k]
 			nv, nin := n[k]
@@ -66,6 +59,23 @@ func within(was, now any, at string) []string {
 		return out
 	}
 	return nil
+}
+
+// Changes names what differs between two objects, as Diff names the parts of a field compared whole: for an object
+// whose writer keeps no baseline, compared with what that writer would make of it.
+func Changes(was, now map[string]any) []string {
+	var out []string
+	for _, k := range keysOfBoth(was, now) {
+		out = append(out, wholeDiff(k, was[k], now[k])...)
+	}
+	return out
+}
+
+// keysOfBoth are the keys of a and b, sorted, each once.
+func keysOfBoth(a, b map[string]any) []string {
+	keys := slices.Concat(slices.Collect(maps.Keys(a)), slices.Collect(maps.Keys(b)))
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 func sameJSON(a, b any) bool {

@@ -104,9 +104,8 @@ func Ensure(ctx context.Context, c Clients, w Worker) ([]byte, error) {
 	sas := c.Core.ServiceAccounts(KueueNamespace)
 	users, _ := withUser(nil, w.User, true)
 	if err := upsert(ctx, "ServiceAccount", sas, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Namespace: KueueNamespace, Labels: labels(), Annotations: users}},
-		func(have, want *corev1.ServiceAccount) error {
-			have.Labels = withLabels(have.Labels)
-			have.Annotations, _ = withUser(have.Annotations, w.User, true)
+		func(have, _ *corev1.ServiceAccount) error {
+			*have = *EnsuredAccount(have, w)
 			return nil
 		}); err != nil {
 		return nil, err
@@ -264,6 +263,28 @@ func ensureNamespace(ctx context.Context, core corev1client.CoreV1Interface) err
 		return fmt.Errorf("creating namespace %s: %w", KueueNamespace, err)
 	}
 	return nil
+}
+
+// EnsuredAccount is what Ensure makes of the ServiceAccount sa (a copy): labelled as this package's, with w.User
+// among its users. The other users are other managers' and stay, so a user added or removed by another manager
+// changes nothing Ensure would undo.
+func EnsuredAccount(sa *corev1.ServiceAccount, w Worker) *corev1.ServiceAccount {
+	out := sa.DeepCopy()
+	out.Labels = withLabels(out.Labels)
+	out.Annotations, _ = withUser(out.Annotations, w.User, true)
+	return out
+}
+
+// Account reads the worker's ServiceAccount; nil when it is not there.
+func Account(ctx context.Context, core corev1client.CoreV1Interface, w Worker) (*corev1.ServiceAccount, error) {
+	sa, err := core.ServiceAccounts(KueueNamespace).Get(ctx, w.ServiceAccount, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading ServiceAccount %s: %w", w.ServiceAccount, err)
+	}
+	return sa, nil
 }
 
 // Rights are the worker's ClusterRole and ClusterRoleBinding as Ensure writes them.

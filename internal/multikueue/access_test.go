@@ -352,3 +352,37 @@ func TestCheckKubeconfig(t *testing.T) {
 		}
 	}
 }
+
+// TestEnsuredAccount: what Ensure would change on the ServiceAccount is its label and this manager's entry among the
+// users; another manager's entry, or a label of someone else's, is not.
+func TestEnsuredAccount(t *testing.T) {
+	w := Worker{ServiceAccount: "multikueue-sa", User: "b"}
+	sa := func(labels, annotations map[string]string) *corev1.ServiceAccount {
+		return &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: w.ServiceAccount, Namespace: KueueNamespace, Labels: labels, Annotations: annotations}}
+	}
+	ours := map[string]string{managedByLabel: managedBy}
+	for _, tc := range []struct {
+		name       string
+		have       *corev1.ServiceAccount
+		wantChange bool
+	}{
+		{"as written", sa(ours, map[string]string{usersAnnotation: "b"}), false},
+		{"another manager joined", sa(ours, map[string]string{usersAnnotation: "a,b"}), false},
+		{"someone's label beside ours", sa(map[string]string{managedByLabel: managedBy, "team": "x"}, map[string]string{usersAnnotation: "b"}), false},
+		{"label removed", sa(nil, map[string]string{usersAnnotation: "b"}), true},
+		{"label changed", sa(map[string]string{managedByLabel: "helm"}, map[string]string{usersAnnotation: "b"}), true},
+		{"this manager taken off the users", sa(ours, map[string]string{usersAnnotation: "a"}), true},
+		{"users annotation removed", sa(ours, nil), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := tc.have.DeepCopy()
+			got := EnsuredAccount(tc.have, w)
+			if diff := cmp.Diff(before, tc.have); diff != "" {
+				t.Fatalf("EnsuredAccount changed its argument (-before +after):\n%s", diff)
+			}
+			if changed := cmp.Diff(tc.have, got) != ""; changed != tc.wantChange {
+				t.Errorf("Ensure would change it: %v, want %v (%v)", changed, tc.wantChange, got.ObjectMeta)
+			}
+		})
+	}
+}

@@ -41,16 +41,39 @@ func unstructuredOf(o liveObject) (map[string]any, error) {
 	return m, nil
 }
 
-// takeBaselines records what the last write left on each object, as the server answered: its fields that are the
-// provider's, and their values.
-func takeBaselines(ty *drift.Types, objs []liveObject) (map[string]drift.Baseline, error) {
+// recorder makes one object's baseline from the live object the write left; drift.ErrNotManaged leaves it out.
+type recorder func(ty *drift.Types, key string, live map[string]any) (drift.Baseline, error)
+
+// byManager records the fields that are the provider's field manager's (a server-side apply) and their values.
+func byManager(ty *drift.Types, _ string, live map[string]any) (drift.Baseline, error) {
+	return ty.Record(live, kube.FieldManager)
+}
+
+// byWritten records objects written by a plain update, which makes the writer the owner of only the fields it
+// changed: the fields are those of what was written (by key), the values the live object's.
+func byWritten(written map[string]liveObject) recorder {
+	return func(ty *drift.Types, key string, live map[string]any) (drift.Baseline, error) {
+		w, ok := written[key]
+		if !ok {
+			return drift.Baseline{}, errors.New("not among the objects written")
+		}
+		want, err := unstructuredOf(w)
+		if err != nil {
+			return drift.Baseline{}, err
+		}
+		return ty.RecordWritten(live, want)
+	}
+}
+
+// takeBaselines records what the last write left on each object, as the server answered.
+func takeBaselines(ty *drift.Types, objs []liveObject, record recorder) (map[string]drift.Baseline, error) {
 	out := map[string]drift.Baseline{}
 	for _, o := range objs {
 		m, err := unstructuredOf(o)
 		if err != nil {
 			return nil, err
 		}
-		b, err := ty.Record(m, kube.FieldManager)
+		b, err := record(ty, o.key, m)
 		if errors.Is(err, drift.ErrNotManaged) {
 			continue // kept as another writer made it: the resource does not own a field of it
 		}
@@ -172,18 +195,18 @@ func sameDrift(a []string, b types.List) bool {
 // compare the live objects with. Without it, drift is not compared until the next apply: a warning, since the apply
 // itself did what it was asked.
 func recordApplied(ctx context.Context, c *kube.Clients, what string, objs []liveObject, p privateState, diags *diag.Diagnostics) {
-	recordBaselines(ctx, p, appliedBaselines(c, what, objs, diags), diags)
+	recordBaselines(ctx, p, appliedBaselines(c, what, objs, byManager, diags), diags)
 }
 
-// appliedBaselines are the baselines of objects just applied on c; none, with a warning, when they cannot be read.
-func appliedBaselines(c *kube.Clients, what string, objs []liveObject, diags *diag.Diagnostics) map[string]drift.Baseline {
+// appliedBaselines are the baselines of objects just written on c; none, with a warning, when they cannot be read.
+func appliedBaselines(c *kube.Clients, what string, objs []liveObject, record recorder, diags *diag.Diagnostics) map[string]drift.Baseline {
 	if len(objs) == 0 {
 		return map[string]drift.Baseline{}
 	}
 	ty, err := c.Types(kindsOf(objs)...)
 	b := map[string]drift.Baseline{}
 	if err == nil {
-		b, err = takeBaselines(ty, objs)
+		b, err = takeBaselines(ty, objs, record)
 	}
 	if err != nil {
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("%s was applied, but what the apply left could not be read back, so "+
@@ -191,34 +214,6 @@ func appliedBaselines(c *kube.Clients, what string, objs []liveObject, diags *di
 		return map[string]drift.Baseline{}
 	}
 	return b
-}
-
-// writtenBaselines are appliedBaselines of objects written by a plain update, which makes the writer the owner of
-// only the fields it changed: the fields are those of what was written (by key), the values the live object's.
-func writtenBaselines(c *kube.Clients, what string, objs []liveObject, written map[string]liveObject, diags *diag.Diagnostics) map[string]drift.Baseline {
-	out := map[string]drift.Baseline{}
-	if len(objs) == 0 {
-		return out
-	}
-	ty, err := c.Types(kindsOf(objs)...)
-	for i := 0; err == nil && i < len(objs); i++ {
-		var live, want map[string]any
-		if live, err = unstructuredOf(objs[i]); err != nil {
-			break
-		}
-		if want, err = unstructuredOf(written[objs[i].key]); err != nil {
-			break
-		}
-		if out[objs[i].key], err = ty.RecordWritten(live, want); err != nil {
-			err = fmt.Errorf("%s: %w", objs[i].key, err)
-		}
-	}
-	if err != nil {
-		diags.AddWarning("Drift not recorded", fmt.Sprintf("%s was applied, but what the apply left could not be read back, so "+
-			"changes made beside Terraform are not compared until the next apply: %v", what, err))
-		return map[string]drift.Baseline{}
-	}
-	return out
 }
 
 // appliedDrift compares the live objects with what the last apply left on them.

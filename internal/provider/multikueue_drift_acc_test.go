@@ -7,12 +7,15 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 )
 
@@ -76,5 +79,41 @@ func TestAccDrift_multiKueueGenerated(t *testing.T) {
 	if role, err = w1.RBAC.ClusterRoles().Get(ctx, "multikueue-sa-role", metav1.GetOptions{}); err != nil || len(role.Rules) != len(multikueue.Rules()) {
 		t.Fatalf("the apply left the role with %d rules (%v), want %d", len(role.Rules), err, len(multikueue.Rules()))
 	}
+	workerAccount(t, tf, w1)
 	tf.mustRun("destroy", "-auto-approve", "-input=false")
+}
+
+// workerAccount: what the apply owns on the worker's ServiceAccount is its label and the manager's entry among the
+// users, which other managers share. Each changed by hand plans its repair; another manager's entry added does not.
+func workerAccount(t *testing.T, tf *tfRun, w *kube.Clients) {
+	t.Helper()
+	ctx := context.Background()
+	api := w.Dynamic.Resource(corev1.SchemeGroupVersion.WithResource("serviceaccounts")).Namespace(multikueue.KueueNamespace)
+	const sa, key = "multikueue-sa", "ServiceAccount/" + multikueue.KueueNamespace + "/multikueue-sa"
+	users := func() string {
+		live, err := w.Core.ServiceAccounts(multikueue.KueueNamespace).Get(ctx, sa, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return live.Annotations["dwsfallback/multikueue-users"]
+	}
+	setUsers := func(v string) {
+		t.Helper()
+		if _, err := api.Patch(ctx, sa, types.MergePatchType, []byte(`{"metadata":{"annotations":{"dwsfallback/multikueue-users":"`+v+`"}}}`), metav1.PatchOptions{FieldManager: "another-manager"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ours := users()
+	// The only label: the labels go with it, and the plan names them.
+	handChange(t, tf, api, sa, types.JSONPatchType, `[{"op":"remove","path":"/metadata/labels/app.kubernetes.io~1managed-by"}]`,
+		key+" .metadata.labels")
+	handChange(t, tf, api, sa, types.MergePatchType, `{"metadata":{"labels":{"app.kubernetes.io/managed-by":"helm"}}}`,
+		key+" .metadata.labels.app.kubernetes.io/managed-by")
+	handChange(t, tf, api, sa, types.MergePatchType, `{"metadata":{"annotations":{"dwsfallback/multikueue-users":"another-manager"}}}`,
+		key+" .metadata.annotations.dwsfallback/multikueue-users")
+	setUsers(ours + ",zz-another-manager")
+	if out, code := tf.planExit(); code != 0 {
+		t.Fatalf("another manager's entry among the users is not drift (exit %d):\n%s", code, out)
+	}
+	setUsers(ours) // the other manager gone again, so that the destroy removes the worker's objects
 }

@@ -90,7 +90,7 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 				Computed:            true,
 				MarkdownDescription: "Message of the `Active` condition.",
 			},
-			"drift":    driftAttribute("the MultiKueueCluster and of the worker's ClusterRole and ClusterRoleBinding it made", "plans the update that writes the fields back"),
+			"drift":    driftAttribute("the MultiKueueCluster and of the worker's ClusterRole, ClusterRoleBinding and ServiceAccount it made (of the ServiceAccount, its label and this worker's entry among its users)", "plans the update that writes the fields back"),
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		}, false, "worker"),
 	}

@@ -52,7 +52,7 @@ func rayJobBaseline(c *kube.Clients, job *rayv1.RayJob, cm *corev1.ConfigMap) (m
 	if err != nil {
 		return out, err
 	}
-	jobB, err := takeBaselines(ty, []liveObject{rayJobObject(job)})
+	jobB, err := takeBaselines(ty, []liveObject{rayJobObject(job)}, byManager)
 	if err != nil {
 		return out, err
 	}

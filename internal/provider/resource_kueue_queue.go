@@ -334,7 +334,7 @@ func queueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueModel) (m
 	if err != nil {
 		return nil, err
 	}
-	return takeBaselines(ty, objs)
+	return takeBaselines(ty, objs, byManager)
 }
 
 // queueDrift compares the live objects with what the last apply left on them.

@@ -108,12 +108,15 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	if access != nil && slices.ContainsFunc(access.objs, func(o liveObject) bool { _, ok := baselines[o.key]; return ok }) {
-		// The worker's schemas come from the worker: one that does not answer warns, as for its credentials.
+		// The worker's schemas come from the worker: one that does not answer warns, as for its credentials. Its
+		// ServiceAccount joins under the same condition, an apply of this provider's: before that (an import of what
+		// Kueue's script made), the first apply adopts it, which is not drift.
 		if wd, err := appliedDrift(access.c, baselines, access.objs); err != nil {
 			resp.Diagnostics.AddWarning("Worker not reachable", fmt.Sprintf("The worker's ClusterRole and ClusterRoleBinding could not be compared: %v", err))
 		} else {
 			d = append(d, wd...)
 		}
+		d = append(d, access.account...)
 	}
 	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -403,7 +406,7 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 	var access *workerAccess
 	if !m.bringsKubeconfig() {
 		var err error
-		if kubeconfig, access, err = r.makeCredentials(ctx, m, c.Host); err != nil {
+		if kubeconfig, access, err = r.makeCredentials(ctx, m, c.Host, diags); err != nil {
 			diags.AddError(summary, err.Error())
 			return false
 		}
@@ -425,9 +428,9 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 	}
 	m.CredentialsCurrent, m.Drift = types.BoolValue(true), appliedDriftValue(m.Drift)
 	recordKubeconfig(ctx, private, given, diags)
-	b := appliedBaselines(c, "MultiKueueCluster "+m.Name.ValueString(), []liveObject{multiKueueClusterObject(mkc)}, diags)
+	b := appliedBaselines(c, "MultiKueueCluster "+m.Name.ValueString(), []liveObject{multiKueueClusterObject(mkc)}, byManager, diags)
 	if access != nil {
-		maps.Copy(b, writtenBaselines(access.c, "The worker's ClusterRole and ClusterRoleBinding", access.objs, access.written, diags))
+		maps.Copy(b, appliedBaselines(access.c, "The worker's ClusterRole and ClusterRoleBinding", access.objs, byWritten(access.written), diags))
 	}
 	recordBaselines(ctx, private, b, diags)
 	flattenWorker(m, mkc)
