@@ -7,13 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-)
 
-// Labels Kueue puts on the pod templates of the jobs it admits (Kueue v0.17, pkg/constants).
-const (
-	podSetLabel       = "kueue.x-k8s.io/podset"
-	localQueueLabel   = "kueue.x-k8s.io/local-queue-name"
-	clusterQueueLabel = "kueue.x-k8s.io/cluster-queue-name"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // Added is what another controller put on one pod template on purpose: entries of its maps and items of its lists.
@@ -37,9 +32,9 @@ func KueueAdded(wl *kueue.Workload, flavors map[string]*kueue.ResourceFlavor) ma
 		// Kueue's own keys, each with the value it derives from the Workload (Kueue v0.17,
 		// jobframework.getPodSetsInfoFromStatus and podset.FromAssignment): some only under feature gates, which this
 		// side cannot see, so a key counts as Kueue's where its value is Kueue's.
-		a.Labels[podSetLabel] = string(ps.Name)
-		a.Labels[localQueueLabel] = string(wl.Spec.QueueName)
-		a.Labels[clusterQueueLabel] = string(wl.Status.Admission.ClusterQueue)
+		a.Labels[wellknown.PodSetLabel] = string(ps.Name)
+		a.Labels[wellknown.LocalQueueLabel] = string(wl.Spec.QueueName)
+		a.Labels[wellknown.ClusterQueueLabel] = string(wl.Status.Admission.ClusterQueue)
 		a.Annotations[kueue.WorkloadAnnotation] = wl.Name
 		sliceName := wl.Name
 		if n, ok := wl.Annotations[kueue.WorkloadSliceNameAnnotation]; ok {

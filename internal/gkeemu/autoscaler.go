@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // AutoscalerOptions tune the emulated node lifecycle.
@@ -159,7 +161,7 @@ func (a *Autoscaler) reconcile(ctx context.Context) {
 		known[t.key()] = true
 	}
 	for _, n := range allNodes {
-		key := n.Annotations[annotationCluster] + "/nodePools/" + n.Labels[LabelNodePool]
+		key := n.Annotations[annotationCluster] + "/nodePools/" + n.Labels[wellknown.NodePoolLabel]
 		if n.Annotations[annotationCluster] == "" {
 			continue // not an emulated GKE node
 		}

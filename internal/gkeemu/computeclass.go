@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // ComputeClassCRD is the ComputeClass CRD that GKE installs on every cluster, for the local control plane.
@@ -102,11 +104,11 @@ func (p classPriority) matches(t poolTarget, node *corev1.Node) bool {
 		p.machineFamily != "" && p.machineFamily != l["cloud.google.com/machine-family"],
 		p.spot != t.cfg.GetSpot(),
 		p.flexStart != t.cfg.GetFlexStart(),
-		p.tpuType != "" && p.tpuType != l[LabelTPUAccelerator],
-		p.tpuTopology != "" && p.tpuTopology != l[LabelTPUTopology],
-		p.tpuCount != 0 && node.Status.Allocatable.Name(ResourceTPU, "").Value() != p.tpuCount,
-		p.gpuType != "" && p.gpuType != l[LabelGPUAccelerator],
-		p.gpuCount != 0 && node.Status.Allocatable.Name(ResourceGPU, "").Value() != p.gpuCount:
+		p.tpuType != "" && p.tpuType != l[wellknown.TPUAcceleratorLabel],
+		p.tpuTopology != "" && p.tpuTopology != l[wellknown.TPUTopologyLabel],
+		p.tpuCount != 0 && node.Status.Allocatable.Name(wellknown.TPUResource, "").Value() != p.tpuCount,
+		p.gpuType != "" && p.gpuType != l[wellknown.GPUAcceleratorLabel],
+		p.gpuCount != 0 && node.Status.Allocatable.Name(wellknown.GPUResource, "").Value() != p.gpuCount:
 		return false
 	}
 	return true

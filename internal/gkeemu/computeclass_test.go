@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // classPool is a pool of the tutorial's TPU type that joined class "tpu" as GKE's docs ask: label and taint.
@@ -191,9 +193,9 @@ func TestScaleUpFallsBackThroughClass(t *testing.T) {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{
 			NodeSelector: map[string]string{LabelComputeClass: "tpu"},
 			Tolerations: []corev1.Toleration{
-				{Key: TaintTPU, Operator: corev1.TolerationOpExists},
+				{Key: wellknown.TPUResource, Operator: corev1.TolerationOpExists},
 				{Key: LabelComputeClass, Operator: corev1.TolerationOpEqual, Value: "tpu"}},
-			Containers: []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{ResourceTPU: resource.MustParse("4")}}}},
+			Containers: []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{wellknown.TPUResource: resource.MustParse("4")}}}},
 		}}
 	}
 	pass := func(p *corev1.Pod) string {

@@ -14,35 +14,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
-// The labels and taints GKE puts on nodes. Sources: GKE "About TPUs in GKE" (concepts/tpus) and "Deploy TPU workloads
-// in GKE Standard" (how-to/tpus) for the TPU labels and the google.com/tpu=present taint; "Run a large-scale workload
-// with flex-start with queued provisioning" (how-to/provisioningrequest) for cloud.google.com/gke-queued=true and
-// cloud.google.com/gke-flex-start=true; Kubernetes' well-known labels for the topology and instance-type keys.
+// The labels and taints GKE puts on nodes are named in package wellknown, with their sources; Kubernetes'
+// well-known labels name the topology and instance-type keys.
 const (
-	LabelNodePool       = "cloud.google.com/gke-nodepool"
-	LabelTPUAccelerator = "cloud.google.com/gke-tpu-accelerator"
-	LabelTPUTopology    = "cloud.google.com/gke-tpu-topology"
-	LabelFlexStart      = "cloud.google.com/gke-flex-start"
-	LabelQueued         = "cloud.google.com/gke-queued"
-	TaintTPU            = "google.com/tpu"
-	TaintQueued         = "cloud.google.com/gke-queued"
-	// ResourceTPU is the extended resource TPU nodes offer, one per chip.
-	ResourceTPU corev1.ResourceName = "google.com/tpu"
-
-	// GPU nodes. Sources: GKE "About GPUs in GKE" and "Run GPUs in GKE Standard node pools" for the
-	// cloud.google.com/gke-accelerator label, the nvidia.com/gpu resource and the nvidia.com/gpu=present:NoSchedule
-	// taint, which GKE adds only when the cluster has a node pool without GPUs; GKE Autopilot's GPU page for
-	// gke-accelerator-count; the custom compute class page for gke-gpu-driver-version. cloud.google.com/gke-gpu=true is
-	// seen on GKE GPU nodes in public node dumps, not on a GKE page.
-	LabelGPUAccelerator                     = "cloud.google.com/gke-accelerator"
-	LabelGPUCount                           = "cloud.google.com/gke-accelerator-count"
-	LabelGPUDriver                          = "cloud.google.com/gke-gpu-driver-version"
-	LabelGPU                                = "cloud.google.com/gke-gpu"
-	TaintGPU                                = "nvidia.com/gpu"
-	ResourceGPU         corev1.ResourceName = "nvidia.com/gpu"
-
 	// annotationCluster is the emulator's own bookkeeping: which emulated cluster a Node belongs to, since every
 	// emulated cluster shares the one local control plane. GKE has no such annotation.
 	annotationCluster = "gkeemu.dwsfallback.local/cluster"
@@ -163,7 +140,7 @@ func newNode(t poolTarget, name, ip string) *corev1.Node {
 		"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
 		"node.kubernetes.io/instance-type": mt, "topology.kubernetes.io/zone": t.zone, "topology.kubernetes.io/region": region,
 		"topology.gke.io/zone": t.zone, "cloud.google.com/machine-family": strings.SplitN(mt, "-", 2)[0],
-		LabelNodePool: t.pool, "cloud.google.com/gke-os-distribution": "cos", "cloud.google.com/gke-container-runtime": "containerd",
+		wellknown.NodePoolLabel: t.pool, "cloud.google.com/gke-os-distribution": "cos", "cloud.google.com/gke-container-runtime": "containerd",
 		"cloud.google.com/gke-boot-disk": t.cfg.GetDiskType(),
 	}
 	for k, v := range t.cfg.GetLabels() {
@@ -178,31 +155,31 @@ func newNode(t poolTarget, name, ip string) *corev1.Node {
 		shape = catalog.Shape{VCPUs: 4, MemoryGB: 16} // a machine type the catalog cannot size: an n2-standard-4's
 	}
 	if mtype, ok := catalog.Lookup(mt); ok {
-		labels[LabelTPUAccelerator] = mtype.Accelerator
+		labels[wellknown.TPUAcceleratorLabel] = mtype.Accelerator
 		if t.topology != "" {
-			labels[LabelTPUTopology] = t.topology
+			labels[wellknown.TPUTopologyLabel] = t.topology
 		}
-		taints = append(taints, corev1.Taint{Key: TaintTPU, Value: "present", Effect: corev1.TaintEffectNoSchedule})
+		taints = append(taints, corev1.Taint{Key: wellknown.TPUResource, Value: "present", Effect: corev1.TaintEffectNoSchedule})
 	}
 	if g, ok := catalog.LookupGPU(mt); ok {
-		labels[LabelGPUAccelerator] = g.Accelerator
-		labels[LabelGPUCount] = fmt.Sprint(g.Count)
-		labels[LabelGPU] = "true"
+		labels[wellknown.GPUAcceleratorLabel] = g.Accelerator
+		labels[wellknown.GPUCountLabel] = fmt.Sprint(g.Count)
+		labels[wellknown.GPULabel] = "true"
 		if accs := t.cfg.GetAccelerators(); len(accs) > 0 {
 			if v := gpuDriverLabel(accs[0].GetGpuDriverInstallationConfig().GetGpuDriverVersion()); v != "" {
-				labels[LabelGPUDriver] = v
+				labels[wellknown.GPUDriverLabel] = v
 			}
 		}
 		if t.gpuTaint {
-			taints = append(taints, corev1.Taint{Key: TaintGPU, Value: "present", Effect: corev1.TaintEffectNoSchedule})
+			taints = append(taints, corev1.Taint{Key: wellknown.GPUResource, Value: "present", Effect: corev1.TaintEffectNoSchedule})
 		}
 	}
 	if t.cfg.GetFlexStart() {
-		labels[LabelFlexStart] = "true"
+		labels[wellknown.FlexStartLabel] = "true"
 	}
 	if t.queued {
-		labels[LabelQueued] = "true"
-		taints = append(taints, corev1.Taint{Key: TaintQueued, Value: "true", Effect: corev1.TaintEffectNoSchedule})
+		labels[wellknown.QueuedLabel] = "true"
+		taints = append(taints, corev1.Taint{Key: wellknown.QueuedTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule})
 	}
 	capacity, allocatable := nodeResources(shape, int64(t.cfg.GetDiskSizeGb()))
 	return &corev1.Node{
@@ -269,11 +246,11 @@ func nodeResources(sh catalog.Shape, diskGB int64) (capacity, allocatable corev1
 	}
 	if sh.TPUChips > 0 {
 		chips := *resource.NewQuantity(int64(sh.TPUChips), resource.DecimalSI)
-		capacity[ResourceTPU], allocatable[ResourceTPU] = chips, chips
+		capacity[wellknown.TPUResource], allocatable[wellknown.TPUResource] = chips, chips
 	}
 	if sh.GPUs > 0 {
 		gpus := *resource.NewQuantity(int64(sh.GPUs), resource.DecimalSI)
-		capacity[ResourceGPU], allocatable[ResourceGPU] = gpus, gpus
+		capacity[wellknown.GPUResource], allocatable[wellknown.GPUResource] = gpus, gpus
 	}
 	return capacity, allocatable
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 func tpuTarget(queued bool) poolTarget {
@@ -23,8 +25,8 @@ func boolPtr(b bool) *bool { return &b }
 func TestNewNodeAsGKERegistersIt(t *testing.T) {
 	n := newNode(tpuTarget(true), "gke-tpu-cluster-dws-pool-1234abcd-x1y2", "127.225.0.9")
 	for k, want := range map[string]string{
-		LabelNodePool: "dws-pool", LabelTPUAccelerator: "tpu-v6e-slice", LabelTPUTopology: "4x4",
-		LabelFlexStart: "true", LabelQueued: "true", "node.kubernetes.io/instance-type": "ct6e-standard-4t",
+		wellknown.NodePoolLabel: "dws-pool", wellknown.TPUAcceleratorLabel: "tpu-v6e-slice", wellknown.TPUTopologyLabel: "4x4",
+		wellknown.FlexStartLabel: "true", wellknown.QueuedLabel: "true", "node.kubernetes.io/instance-type": "ct6e-standard-4t",
 		"topology.kubernetes.io/zone": "us-east5-b", "topology.kubernetes.io/region": "us-east5",
 	} {
 		if got := n.Labels[k]; got != want {
@@ -32,13 +34,13 @@ func TestNewNodeAsGKERegistersIt(t *testing.T) {
 		}
 	}
 	wantTaints := []corev1.Taint{
-		{Key: TaintTPU, Value: "present", Effect: corev1.TaintEffectNoSchedule},
-		{Key: TaintQueued, Value: "true", Effect: corev1.TaintEffectNoSchedule},
+		{Key: wellknown.TPUResource, Value: "present", Effect: corev1.TaintEffectNoSchedule},
+		{Key: wellknown.QueuedTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule},
 	}
 	if diff := cmp.Diff(wantTaints, n.Spec.Taints); diff != "" {
 		t.Errorf("taints (-want +got):\n%s", diff)
 	}
-	if got := n.Status.Capacity[ResourceTPU]; got.Value() != 4 {
+	if got := n.Status.Capacity[wellknown.TPUResource]; got.Value() != 4 {
 		t.Errorf("google.com/tpu capacity = %s, want 4 chips", got.String())
 	}
 	if got := n.Status.Capacity[corev1.ResourceCPU]; got.Value() != 180 {
@@ -53,15 +55,15 @@ func TestNewNodeAsGKERegistersIt(t *testing.T) {
 func TestFits(t *testing.T) {
 	worker := func(tols ...corev1.Toleration) *corev1.Pod {
 		return &corev1.Pod{Spec: corev1.PodSpec{
-			NodeSelector: map[string]string{LabelNodePool: "dws-pool", LabelTPUTopology: "4x4"},
+			NodeSelector: map[string]string{wellknown.NodePoolLabel: "dws-pool", wellknown.TPUTopologyLabel: "4x4"},
 			Tolerations:  tols,
 			Containers: []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-				ResourceTPU: resource.MustParse("4"), corev1.ResourceCPU: resource.MustParse("8"),
+				wellknown.TPUResource: resource.MustParse("4"), corev1.ResourceCPU: resource.MustParse("8"),
 			}}}},
 		}}
 	}
-	tpu := corev1.Toleration{Key: TaintTPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
-	queued := corev1.Toleration{Key: TaintQueued, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	tpu := corev1.Toleration{Key: wellknown.TPUResource, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	queued := corev1.Toleration{Key: wellknown.QueuedTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
 	cases := map[string]struct {
 		pod    *corev1.Pod
 		target poolTarget
@@ -98,23 +100,23 @@ func TestGPUNodeAsGKERegistersIt(t *testing.T) {
 	}
 	n := newNode(target, "gke-c-dws-1234abcd-x1y2", "127.225.0.10")
 	for k, want := range map[string]string{
-		LabelGPUAccelerator: "nvidia-h100-80gb", LabelGPUCount: "8", LabelGPUDriver: "latest", LabelGPU: "true", LabelQueued: "true",
+		wellknown.GPUAcceleratorLabel: "nvidia-h100-80gb", wellknown.GPUCountLabel: "8", wellknown.GPUDriverLabel: "latest", wellknown.GPULabel: "true", wellknown.QueuedLabel: "true",
 	} {
 		if got := n.Labels[k]; got != want {
 			t.Errorf("label %s = %q, want %q", k, got, want)
 		}
 	}
-	if _, ok := n.Labels[LabelTPUAccelerator]; ok {
+	if _, ok := n.Labels[wellknown.TPUAcceleratorLabel]; ok {
 		t.Error("a GPU node carries the TPU accelerator label")
 	}
 	wantTaints := []corev1.Taint{
-		{Key: TaintGPU, Value: "present", Effect: corev1.TaintEffectNoSchedule},
-		{Key: TaintQueued, Value: "true", Effect: corev1.TaintEffectNoSchedule},
+		{Key: wellknown.GPUResource, Value: "present", Effect: corev1.TaintEffectNoSchedule},
+		{Key: wellknown.QueuedTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule},
 	}
 	if diff := cmp.Diff(wantTaints, n.Spec.Taints); diff != "" {
 		t.Errorf("taints (-want +got):\n%s", diff)
 	}
-	if got := n.Status.Allocatable[ResourceGPU]; got.Value() != 8 {
+	if got := n.Status.Allocatable[wellknown.GPUResource]; got.Value() != 8 {
 		t.Errorf("nvidia.com/gpu allocatable = %s, want 8", got.String())
 	}
 	// A cluster of GPU pools only: GKE adds no GPU taint.

@@ -11,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // A LIST of a namespace serves the Reads of one refresh. Terraform reads the RayJobs of a refresh in waves of
@@ -259,7 +261,7 @@ func (r *JobReads) FilesConfigMap(ctx context.Context, c *Clients, job *rayv1.Ra
 
 func listWorkloads(c *Clients, ns string) func(context.Context) ([]kueue.Workload, error) {
 	return func(ctx context.Context) ([]kueue.Workload, error) {
-		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: JobUIDLabel}, listWorkloadsNoPodSets(c, ns))
+		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel}, listWorkloadsNoPodSets(c, ns))
 		if err != nil {
 			return nil, err
 		}
@@ -276,7 +278,7 @@ func (r *JobReads) Workload(ctx context.Context, c *Clients, job *rayv1.RayJob) 
 	}
 	var mine []kueue.Workload
 	for _, wl := range all {
-		if wl.Labels[JobUIDLabel] == string(job.UID) {
+		if wl.Labels[wellknown.JobUIDLabel] == string(job.UID) {
 			mine = append(mine, wl)
 		}
 	}
@@ -289,7 +291,7 @@ func (r *JobReads) JobPods(ctx context.Context, c *Clients, job *rayv1.RayJob) (
 		return nil, nil
 	}
 	all, err := r.rayPods.Get(ctx, ShareKey{c, job.Namespace}, func(ctx context.Context) ([]corev1.Pod, error) {
-		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: RayClusterLabel}, c.Core.Pods(job.Namespace).List)
+		list, err := FreshList(ctx, metav1.ListOptions{LabelSelector: wellknown.RayClusterLabel}, c.Core.Pods(job.Namespace).List)
 		if err != nil {
 			return nil, err
 		}
@@ -300,20 +302,12 @@ func (r *JobReads) JobPods(ctx context.Context, c *Clients, job *rayv1.RayJob) (
 	}
 	var mine []corev1.Pod
 	for _, p := range all {
-		if p.Labels[RayClusterLabel] == job.Status.RayClusterName {
+		if p.Labels[wellknown.RayClusterLabel] == job.Status.RayClusterName {
 			mine = append(mine, p)
 		}
 	}
 	return mine, nil
 }
-
-// Labels Kueue and KubeRay put on what they make for a job.
-const (
-	// JobUIDLabel is on the Workloads Kueue makes for a job: the job's UID.
-	JobUIDLabel = "kueue.x-k8s.io/job-uid"
-	// RayClusterLabel is on the pods of a RayCluster: its name.
-	RayClusterLabel = "ray.io/cluster"
-)
 
 // NewestWorkload is the live one of a job's Workloads: with workload slices an elastic job can have several.
 func NewestWorkload(wls []kueue.Workload) *kueue.Workload {

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // The shared LIST decodes every field of a Workload but its pod sets, and asks with the caller's options.
@@ -21,7 +23,7 @@ func TestListWorkloadsNoPodSets(t *testing.T) {
 	t.Parallel()
 	admitted := kueue.Workload{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "kueue.x-k8s.io/v1beta2", Kind: "Workload"},
-		ObjectMeta: metav1.ObjectMeta{Name: "rayjob-a", Namespace: "default", Labels: map[string]string{JobUIDLabel: "uid-a"}, ResourceVersion: "7"},
+		ObjectMeta: metav1.ObjectMeta{Name: "rayjob-a", Namespace: "default", Labels: map[string]string{wellknown.JobUIDLabel: "uid-a"}, ResourceVersion: "7"},
 		Spec: kueue.WorkloadSpec{
 			QueueName: "dws-local-queue",
 			PodSets: []kueue.PodSet{{Name: "workers", Count: 4, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
@@ -50,7 +52,7 @@ func TestListWorkloadsNoPodSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := listWorkloadsNoPodSets(&Clients{Kueue: kc}, "default")(context.Background(), metav1.ListOptions{LabelSelector: JobUIDLabel, Limit: 1})
+	list, err := listWorkloadsNoPodSets(&Clients{Kueue: kc}, "default")(context.Background(), metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 var computeClassGVR = schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "computeclasses"}
@@ -162,18 +163,18 @@ func classPoolProblems(ctx context.Context, m *computeClassModel, pools map[stri
 					"never for a class's pods. Make it flex_start.provisioning = \"flex-start-unqueued\".", name))
 				continue
 			}
-			if label, ok := np.GetConfig().GetLabels()[computeClassLabel]; !ok || label != class {
+			if label, ok := np.GetConfig().GetLabels()[wellknown.ComputeClassLabel]; !ok || label != class {
 				has := "none"
 				if ok {
 					has = fmt.Sprintf("%q", label)
 				}
 				out = append(out, fmt.Sprintf("Node pool %s does not carry the label %s=%s (it has %s): set compute_class = %q on its pool pair.",
-					name, computeClassLabel, class, has, class))
+					name, wellknown.ComputeClassLabel, class, has, class))
 				continue
 			}
 			if !hasClassTaint(np, class) {
 				out = append(out, fmt.Sprintf("Crd taint is missing for the nodepool %v. It needs %s=%s:NoSchedule: set compute_class = %q on its pool pair.",
-					name, computeClassLabel, class, class))
+					name, wellknown.ComputeClassLabel, class, class))
 			}
 		}
 	}
@@ -183,7 +184,7 @@ func classPoolProblems(ctx context.Context, m *computeClassModel, pools map[stri
 
 func hasClassTaint(np *containerpb.NodePool, class string) bool {
 	for _, t := range np.GetConfig().GetTaints() {
-		if t.Key == computeClassLabel && t.Value == class && t.Effect == containerpb.NodeTaint_NO_SCHEDULE {
+		if t.Key == wellknown.ComputeClassLabel && t.Value == class && t.Effect == containerpb.NodeTaint_NO_SCHEDULE {
 			return true
 		}
 	}

@@ -10,10 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// computeClassLabel selects a ComputeClass in a pod's nodeSelector and marks the nodes of the pools that joined it;
-// such pools also carry the taint computeClassLabel=NAME:NoSchedule (GKE "About custom compute classes").
-const computeClassLabel = "cloud.google.com/compute-class"
-
 type computeClassModel struct {
 	ID                   types.String         `tfsdk:"id"`
 	Cluster              types.String         `tfsdk:"cluster"`

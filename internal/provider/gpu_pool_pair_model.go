@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 type gpuPoolPairModel struct {
@@ -131,9 +132,9 @@ func (m *gpuPoolPairModel) liveLabels(np *containerpb.NodePool) types.Map {
 // gpuNodeLabels are the pool label and the accelerator label GKE gives a GPU pool's nodes: with both, a Kueue
 // flavor keeps jobs asking for one GPU type off another's nodes.
 func gpuNodeLabels(pool, gpu string) types.Map {
-	labels := map[string]attr.Value{gkeNodePoolLabel: types.StringValue(pool)}
+	labels := map[string]attr.Value{wellknown.NodePoolLabel: types.StringValue(pool)}
 	if gpu != "" {
-		labels[gpuAcceleratorLabel] = types.StringValue(gpu)
+		labels[wellknown.GPUAcceleratorLabel] = types.StringValue(gpu)
 	}
 	return types.MapValueMust(types.StringType, labels)
 }

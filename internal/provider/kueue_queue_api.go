@@ -19,6 +19,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // findQueue reads the live objects of a queue: the ClusterQueue, the flavors and admission checks it names, their
@@ -549,7 +550,7 @@ func refuseMultiKueueWithDWS(ctx context.Context, c *kube.Clients, m *kueueQueue
 		switch ac.Spec.ControllerName {
 		case kueue.MultiKueueControllerName:
 			multi = append(multi, name)
-		case ProvisioningRequestController:
+		case wellknown.ProvisioningRequestController:
 			prov = append(prov, name)
 		}
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // Kueue's ResourceFlavors, AdmissionChecks and ProvisioningRequestConfigs are cluster-scoped and meant to be shared:
@@ -35,7 +36,7 @@ func declaredSpecs(m *kueueQueueModel) []kueueuse.Spec {
 }
 
 func wantCheck(p *provisioningModel) string {
-	return kueueuse.CheckWords(ProvisioningRequestController, "ProvisioningRequestConfig", p.Config.ValueString())
+	return kueueuse.CheckWords(wellknown.ProvisioningRequestController, "ProvisioningRequestConfig", p.Config.ValueString())
 }
 
 func wantConfig(p *provisioningModel) string {

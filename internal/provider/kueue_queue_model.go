@@ -14,10 +14,9 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
-)
 
-// ProvisioningRequestController is the AdmissionCheck controller Kueue runs for ProvisioningRequests.
-const ProvisioningRequestController = "kueue.x-k8s.io/provisioning-request"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
+)
 
 type kueueQueueModel struct {
 	ID                types.String      `tfsdk:"id"`
@@ -237,7 +236,7 @@ func parseQuantity(flavor, res, s string) (resource.Quantity, error) {
 
 func expandAdmissionCheck(p *provisioningModel) *kueueac.AdmissionCheckApplyConfiguration {
 	return kueueac.AdmissionCheck(p.AdmissionCheck.ValueString()).WithSpec(kueueac.AdmissionCheckSpec().
-		WithControllerName(ProvisioningRequestController).
+		WithControllerName(wellknown.ProvisioningRequestController).
 		WithParameters(kueueac.AdmissionCheckParametersReference().
 			WithAPIGroup(kueue.GroupVersion.Group).WithKind("ProvisioningRequestConfig").WithName(p.Config.ValueString())))
 }
@@ -443,7 +442,7 @@ func flattenPreemption(p *kueue.ClusterQueuePreemption) *preemptionModel {
 // object is gone or is not a provisioning-request check.
 func flattenProvisioning(o *kueueObjects, check string) *provisioningModel {
 	ac := o.checks[check]
-	if check == "" || ac == nil || ac.Spec.ControllerName != ProvisioningRequestController || ac.Spec.Parameters == nil {
+	if check == "" || ac == nil || ac.Spec.ControllerName != wellknown.ProvisioningRequestController || ac.Spec.Parameters == nil {
 		return nil
 	}
 	prc := o.configs[ac.Spec.Parameters.Name]

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // validateQueue checks what Kueue would refuse, or accept and then never admit, on the values known so far (unknown
@@ -97,8 +99,8 @@ func validateTPUFlavors(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics)
 		keys     []string
 		labels   string
 	}{
-		{"TPU", tpuResource, []string{tpuAcceleratorLabel, tpuTopologyLabel}, "pool, accelerator and topology labels"},
-		{"GPU", gpuResource, []string{gpuAcceleratorLabel}, "pool and GPU type labels"},
+		{"TPU", wellknown.TPUResource, []string{wellknown.TPUAcceleratorLabel, wellknown.TPUTopologyLabel}, "pool, accelerator and topology labels"},
+		{"GPU", wellknown.GPUResource, []string{wellknown.GPUAcceleratorLabel}, "pool and GPU type labels"},
 	} {
 		validateAcceleratorFlavors(m, u, a.noun, a.resource, a.keys, a.labels, diags)
 	}

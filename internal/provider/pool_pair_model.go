@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // poolPairModel holds the attributes every pool pair has; each kind's model embeds it.
@@ -180,7 +182,7 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 		np.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
 	}
 	if class := pm.ComputeClass.ValueString(); class != "" {
-		np.Config.Labels = map[string]string{computeClassLabel: class}
+		np.Config.Labels = map[string]string{wellknown.ComputeClassLabel: class}
 		np.Config.Taints = []*containerpb.NodeTaint{classTaint(class)}
 	}
 	m.expandKind(r, np)
@@ -189,17 +191,17 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 
 // classTaint is the taint GKE asks of a manually created pool that a ComputeClass uses.
 func classTaint(class string) *containerpb.NodeTaint {
-	return &containerpb.NodeTaint{Key: computeClassLabel, Value: class, Effect: containerpb.NodeTaint_NO_SCHEDULE}
+	return &containerpb.NodeTaint{Key: wellknown.ComputeClassLabel, Value: class, Effect: containerpb.NodeTaint_NO_SCHEDULE}
 }
 
 // poolClass is the ComputeClass a pool joined, null for none. A pool that has the label without the one matching
 // NoSchedule taint, or a class taint without the label, is half in: it reads as that, so that the plan shows it and
 // the apply sets both again.
 func poolClass(np *containerpb.NodePool) types.String {
-	label, labelled := np.GetConfig().GetLabels()[computeClassLabel]
+	label, labelled := np.GetConfig().GetLabels()[wellknown.ComputeClassLabel]
 	taints := 0
 	for _, t := range np.GetConfig().GetTaints() {
-		if t.Key == computeClassLabel {
+		if t.Key == wellknown.ComputeClassLabel {
 			taints++
 		}
 	}
@@ -227,13 +229,13 @@ func orNoClass(s types.String) string {
 func classSettings(np *containerpb.NodePool, class string) (labels map[string]string, taints []*containerpb.NodeTaint, changed bool) {
 	labels = map[string]string{}
 	for k, v := range np.GetConfig().GetLabels() {
-		if k != computeClassLabel {
+		if k != wellknown.ComputeClassLabel {
 			labels[k] = v
 		}
 	}
 	var theirs []*containerpb.NodeTaint
 	for _, t := range np.GetConfig().GetTaints() {
-		if t.Key == computeClassLabel {
+		if t.Key == wellknown.ComputeClassLabel {
 			theirs = append(theirs, t)
 		} else {
 			taints = append(taints, t)
@@ -243,7 +245,7 @@ func classSettings(np *containerpb.NodePool, class string) (labels map[string]st
 		changed = !poolClass(np).IsNull() || len(theirs) > 0
 		return labels, taints, changed
 	}
-	labels[computeClassLabel] = class
+	labels[wellknown.ComputeClassLabel] = class
 	taints = append(taints, classTaint(class))
 	changed = poolClass(np).ValueString() != class || len(theirs) != 1 || !hasClassTaint(np, class)
 	return labels, taints, changed

@@ -23,6 +23,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // findWorkload returns Kueue's Workload for a job (linked by the kueue.x-k8s.io/job-uid label), or nil.
@@ -32,7 +33,7 @@ func findWorkload(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) (*kue
 	// 100-job refresh cost 17 s of API server CPU (bench/results.md). A Workload status a few milliseconds old is
 	// fine for a refresh, and a wait is woken again by the next watch event.
 	list, err := c.Kueue.KueueV1beta2().Workloads(job.Namespace).List(ctx, metav1.ListOptions{
-		LabelSelector: kube.JobUIDLabel + "=" + string(job.UID), ResourceVersion: "0",
+		LabelSelector: wellknown.JobUIDLabel + "=" + string(job.UID), ResourceVersion: "0",
 	})
 	if err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func acceleratorAssignment(wl *kueue.Workload) string {
 	}
 	first := ""
 	for _, ps := range wl.Status.Admission.PodSetAssignments {
-		for _, r := range []corev1.ResourceName{tpuResource, gpuResource} {
+		for _, r := range []corev1.ResourceName{wellknown.TPUResource, wellknown.GPUResource} {
 			if f, ok := ps.Flavors[r]; ok {
 				return string(f)
 			}
@@ -196,7 +197,7 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 		switch waitFor {
 		case "admitted":
 			// A job without a queue is not Kueue's to admit: there is nothing to wait for.
-			return p.admitted() || p.job.Labels[queueNameLabel] == ""
+			return p.admitted() || p.job.Labels[wellknown.QueueNameLabel] == ""
 		case "running":
 			return p.running()
 		case "complete":
@@ -207,7 +208,7 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 	checkedPlacement := false
 	err := kube.WaitUntil(ctx, func(ctx context.Context) (bool, error) {
 		p, err := readProgress(ctx, c, ns, name)
-		if err == nil && p.noKueue && p.job.Labels[queueNameLabel] != "" && waitFor != "none" {
+		if err == nil && p.noKueue && p.job.Labels[wellknown.QueueNameLabel] != "" && waitFor != "none" {
 			return false, fmt.Errorf("the cluster %s does not serve Kueue's Workload API, so nothing will ever admit the job: install Kueue "+
 				"(dwsfallback_kueue_install), or drop queue and wait_for = \"none\"", c.Host)
 		}
@@ -231,7 +232,7 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 		if p.job.Status.JobDeploymentStatus == rayv1.JobDeploymentStatusFailed && waitFor != "none" && waitFor != "admitted" {
 			return false, fmt.Errorf("the job failed: %s %s", p.job.Status.Reason, p.job.Status.Message)
 		}
-		if (waitFor == "running" || waitFor == "complete") && !p.running() && (p.admitted() || p.job.Labels[queueNameLabel] == "") {
+		if (waitFor == "running" || waitFor == "complete") && !p.running() && (p.admitted() || p.job.Labels[wellknown.QueueNameLabel] == "") {
 			if why, err := noNodeFor(ctx, p.podsAt(c), p.pods, time.Now()); err != nil || why != "" {
 				return false, errors.Join(err, errorIf(why))
 			}
@@ -328,12 +329,12 @@ func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m 
 			flavor, where, accel, topo, want, flavor)
 	}
 	labels := rf.Spec.NodeLabels
-	accel, hasAccel := labels[tpuAcceleratorLabel]
-	topo, hasTopo := labels[tpuTopologyLabel]
+	accel, hasAccel := labels[wellknown.TPUAcceleratorLabel]
+	topo, hasTopo := labels[wellknown.TPUTopologyLabel]
 	if (hasAccel && accel != w.Accelerator.ValueString()) || (hasTopo && topo != w.Topology.ValueString()) {
 		return mismatch("its node labels", orNone(accel), orNone(topo))
 	}
-	pool, ok := labels[gkeNodePoolLabel]
+	pool, ok := labels[wellknown.NodePoolLabel]
 	if !ok || m.Cluster.IsNull() || (hasAccel && hasTopo) {
 		return nil
 	}
@@ -349,7 +350,7 @@ func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m 
 // gpuPlacement is checkPlacement for GPU workers, on the flavor's labels: a flavor naming another GPU type admits
 // workers no node of it can run.
 func gpuPlacement(flavor string, labels map[string]string, g *gpuWorkersModel) error {
-	if a, ok := labels[gpuAcceleratorLabel]; ok && a != g.Accelerator.ValueString() {
+	if a, ok := labels[wellknown.GPUAcceleratorLabel]; ok && a != g.Accelerator.ValueString() {
 		return fmt.Errorf("Kueue admitted the GPU workers on flavor %s, whose nodes have %s GPUs, but the workers ask for %s: no node can "+
 			"ever run them. Wire each flavor's node_labels from its pool pair (on_demand.node_labels, flex_start.node_labels), which carry "+
 			"the GPU type, and submit the job again", flavor, a, g.Accelerator.ValueString())
@@ -514,7 +515,7 @@ func waitWorkloadsGone(ctx context.Context, c *kube.Clients, ns, uid string) err
 	}
 	var left []kueue.Workload
 	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
-		list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.JobUIDLabel + "=" + uid})
+		list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel + "=" + uid})
 		if kueueMissing(err) {
 			return true, nil
 		}
@@ -538,7 +539,7 @@ func waitWorkloadsGone(ctx context.Context, c *kube.Clients, ns, uid string) err
 
 // orphanedWorkloadOwner is the UID of the RayJob named name whose Workloads outlive it, "" when none does.
 func orphanedWorkloadOwner(ctx context.Context, c *kube.Clients, ns, name string) (string, error) {
-	list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.JobUIDLabel})
+	list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel})
 	if kueueMissing(err) {
 		return "", nil
 	}
@@ -560,7 +561,7 @@ func heldWorkloads(ctx context.Context, c *kube.Clients, ns, uid string) error {
 	if uid == "" {
 		return nil
 	}
-	list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: kube.JobUIDLabel + "=" + uid})
+	list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel + "=" + uid})
 	if err != nil {
 		return nil //nolint:nilerr // an explanation only: the delete's own error is reported
 	}

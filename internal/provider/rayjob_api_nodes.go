@@ -18,10 +18,10 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 const (
-	gkeNodePoolLabel = "cloud.google.com/gke-nodepool"
 	// autoscalerSource is the event source of GKE's cluster autoscaler.
 	autoscalerSource = "cluster-autoscaler"
 	// noNodeGrace lets a scale-up that the autoscaler has just started, or the scheduler's next try, arrive before a
@@ -34,7 +34,7 @@ func jobPods(ctx context.Context, c *kube.Clients, job *rayv1.RayJob) ([]corev1.
 	if job.Status.RayClusterName == "" {
 		return nil, nil
 	}
-	list, err := c.Core.Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.RayClusterLabel + "=" + job.Status.RayClusterName})
+	list, err := c.Core.Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: wellknown.RayClusterLabel + "=" + job.Status.RayClusterName})
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func poolsOfUnpinnedPods(ctx context.Context, c *kube.Clients, pods []corev1.Pod
 	var out map[string]string
 	for _, p := range pods {
 		node, sel := p.Spec.NodeName, p.Spec.NodeSelector
-		if node == "" || sel[gkeNodePoolLabel] != "" || sel[computeClassLabel] == "" || out[node] != "" {
+		if node == "" || sel[wellknown.NodePoolLabel] != "" || sel[wellknown.ComputeClassLabel] == "" || out[node] != "" {
 			continue
 		}
 		n, err := c.Core.Nodes().Get(ctx, node, metav1.GetOptions{})
@@ -60,7 +60,7 @@ func poolsOfUnpinnedPods(ctx context.Context, c *kube.Clients, pods []corev1.Pod
 		if out == nil {
 			out = map[string]string{}
 		}
-		out[node] = n.Labels[gkeNodePoolLabel]
+		out[node] = n.Labels[wellknown.NodePoolLabel]
 	}
 	return out, nil
 }
@@ -74,7 +74,7 @@ func nodeCounts(pods []corev1.Pod, nodePools map[string]string) types.Map {
 		if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
 			continue
 		}
-		pool := p.Spec.NodeSelector[gkeNodePoolLabel]
+		pool := p.Spec.NodeSelector[wellknown.NodePoolLabel]
 		if pool == "" {
 			pool = nodePools[p.Spec.NodeName]
 		}
@@ -135,7 +135,7 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 		e, p := latest[uid], pending[uid]
 		// A failed scale-up of a class's priority is not the end: GKE tries the next one. The pod is stuck when the
 		// autoscaler finds no priority left to try (all backed off, or none that fits).
-		if class := p.Spec.NodeSelector[computeClassLabel]; class != "" {
+		if class := p.Spec.NodeSelector[wellknown.ComputeClassLabel]; class != "" {
 			if e.Reason == "NotTriggerScaleUp" && now.Sub(pendingSince(p)) >= noNodeGrace {
 				return stuckMessage(p, e.Message, classStatusWords(ctx, c, class)), nil
 			}
@@ -199,8 +199,8 @@ func notTriggerAdvice(msg string) string {
 }
 
 func stuckMessage(p *corev1.Pod, event, advice string) string {
-	where := "node pool " + orNone(p.Spec.NodeSelector[gkeNodePoolLabel])
-	if class := p.Spec.NodeSelector[computeClassLabel]; class != "" && p.Spec.NodeSelector[gkeNodePoolLabel] == "" {
+	where := "node pool " + orNone(p.Spec.NodeSelector[wellknown.NodePoolLabel])
+	if class := p.Spec.NodeSelector[wellknown.ComputeClassLabel]; class != "" && p.Spec.NodeSelector[wellknown.NodePoolLabel] == "" {
 		where = "ComputeClass " + class
 	}
 	return fmt.Sprintf("pod %s (%s) cannot get a node; GKE's cluster autoscaler: %q. %s", p.Name, where, event, advice)

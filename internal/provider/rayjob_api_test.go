@@ -12,6 +12,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // A job MultiKueue dispatched is counted where its pods are: on the worker the manager's Workload names. A worker that
@@ -20,7 +21,7 @@ func TestReadProgressFollowsDispatch(t *testing.T) {
 	t.Parallel()
 	job := &rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "default"}, Status: rayv1.RayJobStatus{RayClusterName: "j-rc"}}
 	pod := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "j-rc-head"},
-		Spec: corev1.PodSpec{NodeName: "n1", NodeSelector: map[string]string{gkeNodePoolLabel: "dws-pool"}}}
+		Spec: corev1.PodSpec{NodeName: "n1", NodeSelector: map[string]string{wellknown.NodePoolLabel: "dws-pool"}}}
 	manager, worker, down := &kube.Clients{Host: "https://manager"}, &kube.Clients{Host: "https://worker"}, &kube.Clients{Host: "https://down"}
 	get := func(context.Context, *kube.Clients, string, string) (*rayv1.RayJob, error) { return job, nil }
 	pods := func(_ context.Context, c *kube.Clients, _ *rayv1.RayJob) ([]corev1.Pod, error) {

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 type rayJobModel struct {
@@ -176,8 +177,8 @@ func (m *rayJobModel) workers() (workerGroup, error) {
 		return workerGroup{
 			attr: "gpu_workers", name: g.GroupName.ValueString(), hosts: 1,
 			replicas: g.Replicas.ValueInt64(), minR: g.MinReplicas.ValueInt64(), maxR: g.MaxReplicas.ValueInt64(),
-			cpu: g.CPU, memory: g.Memory, accelerator: gpuResource, perPod: g.GPUs.ValueInt64(),
-			selector: map[string]string{gpuAcceleratorLabel: g.Accelerator.ValueString()}, acceleratorTaint: gpuResource,
+			cpu: g.CPU, memory: g.Memory, accelerator: wellknown.GPUResource, perPod: g.GPUs.ValueInt64(),
+			selector: map[string]string{wellknown.GPUAcceleratorLabel: g.Accelerator.ValueString()}, acceleratorTaint: wellknown.GPUResource,
 		}, nil
 	}
 	w := m.TPUWorkers
@@ -191,20 +192,14 @@ func (m *rayJobModel) workers() (workerGroup, error) {
 	return workerGroup{
 		attr: "tpu_workers", name: w.GroupName.ValueString(), hosts: hosts,
 		replicas: w.Replicas.ValueInt64(), minR: w.MinReplicas.ValueInt64(), maxR: w.MaxReplicas.ValueInt64(),
-		cpu: w.CPU, memory: w.Memory, accelerator: tpuResource, perPod: w.ChipsPerNode.ValueInt64(),
-		selector:         map[string]string{tpuAcceleratorLabel: w.Accelerator.ValueString(), tpuTopologyLabel: w.Topology.ValueString()},
-		acceleratorTaint: tpuResource,
+		cpu: w.CPU, memory: w.Memory, accelerator: wellknown.TPUResource, perPod: w.ChipsPerNode.ValueInt64(),
+		selector:         map[string]string{wellknown.TPUAcceleratorLabel: w.Accelerator.ValueString(), wellknown.TPUTopologyLabel: w.Topology.ValueString()},
+		acceleratorTaint: wellknown.TPUResource,
 	}, nil
 }
 
-// The labels, annotations, taints and node labels a TPU RayJob on GKE with Kueue needs.
+// The RayJob's own names: the volume of its files, the hash of what it was made from, where the files go.
 const (
-	queueNameLabel        = "kueue.x-k8s.io/queue-name"
-	elasticJobAnnotation  = "kueue.x-k8s.io/elastic-job"
-	tpuResource           = "google.com/tpu"
-	queuedTaint           = "cloud.google.com/gke-queued"
-	tpuAcceleratorLabel   = "cloud.google.com/gke-tpu-accelerator"
-	tpuTopologyLabel      = "cloud.google.com/gke-tpu-topology"
 	filesVolume           = "train-script-volume"
 	specHashAnnotation    = "dwsfallback/spec-hash"
 	defaultFilesMountPath = "/app"
@@ -279,11 +274,11 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 	}
 	labels := stringMap(m.Labels)
 	if q := m.Queue.ValueString(); q != "" {
-		labels[queueNameLabel] = q
+		labels[wellknown.QueueNameLabel] = q
 	}
 	annotations := stringMap(m.Annotations)
 	if m.Elastic.ValueBool() {
-		annotations[elasticJobAnnotation] = "true"
+		annotations[wellknown.ElasticJobAnnotation] = "true"
 	}
 	var mounts []corev1.VolumeMount
 	var volumes []corev1.Volume
@@ -326,13 +321,13 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 	}
 	tolerations := []corev1.Toleration{
 		{Key: w.acceleratorTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
-		{Key: queuedTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+		{Key: wellknown.QueuedTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 	}
 	selector := w.selector
 	if class := m.ComputeClass.ValueString(); class != "" {
 		selector = maps.Clone(w.selector)
-		selector[computeClassLabel] = class
-		tolerations = append(tolerations, corev1.Toleration{Key: computeClassLabel, Operator: corev1.TolerationOpEqual, Value: class, Effect: corev1.TaintEffectNoSchedule})
+		selector[wellknown.ComputeClassLabel] = class
+		tolerations = append(tolerations, corev1.Toleration{Key: wellknown.ComputeClassLabel, Operator: corev1.TolerationOpEqual, Value: class, Effect: corev1.TaintEffectNoSchedule})
 	}
 	job := &rayv1.RayJob{
 		TypeMeta: metav1.TypeMeta{APIVersion: rayv1.GroupVersion.String(), Kind: "RayJob"},
@@ -393,7 +388,7 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 // node selector cannot tell, since Kueue adds a flavor's node labels there.
 func tolerationClass(tols []corev1.Toleration) types.String {
 	for _, t := range tols {
-		if t.Key == computeClassLabel && t.Value != "" {
+		if t.Key == wellknown.ComputeClassLabel && t.Value != "" {
 			return types.StringValue(t.Value)
 		}
 	}
@@ -461,10 +456,10 @@ func timeValue(t *metav1.Time) types.String {
 func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) {
 	m.Namespace, m.Name = types.StringValue(job.Namespace), types.StringValue(job.Name)
 	m.Queue = types.StringNull()
-	if q := job.Labels[queueNameLabel]; q != "" {
+	if q := job.Labels[wellknown.QueueNameLabel]; q != "" {
 		m.Queue = types.StringValue(q)
 	}
-	m.Elastic = types.BoolValue(job.Annotations[elasticJobAnnotation] == "true")
+	m.Elastic = types.BoolValue(job.Annotations[wellknown.ElasticJobAnnotation] == "true")
 	labels, annotations := ownLabels(job.Labels), ownAnnotations(job.Annotations)
 	m.Labels, m.Annotations = mapValue(labels), mapValue(annotations)
 	spec := job.Spec
@@ -530,10 +525,10 @@ func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) 
 			return types.Int64Value(int64(*p))
 		}
 		m.NumOfHosts = types.Int64Value(int64(g.NumOfHosts))
-		if gpus, ok := wc.Resources.Limits[gpuResource]; ok {
+		if gpus, ok := wc.Resources.Limits[wellknown.GPUResource]; ok {
 			m.GPUWorkers = &gpuWorkersModel{
 				GroupName:   types.StringValue(g.GroupName),
-				Accelerator: types.StringValue(g.Template.Spec.NodeSelector[gpuAcceleratorLabel]),
+				Accelerator: types.StringValue(g.Template.Spec.NodeSelector[wellknown.GPUAcceleratorLabel]),
 				GPUs:        types.Int64Value(gpus.Value()),
 				CPU:         types.StringValue(wc.Resources.Requests.Cpu().String()),
 				Memory:      types.StringValue(wc.Resources.Requests.Memory().String()),
@@ -541,14 +536,14 @@ func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) 
 			}
 			break
 		}
-		chips, ok := wc.Resources.Limits[tpuResource]
+		chips, ok := wc.Resources.Limits[wellknown.TPUResource]
 		if !ok {
 			continue
 		}
 		w := &tpuWorkersModel{
 			GroupName:    types.StringValue(g.GroupName),
-			Accelerator:  types.StringValue(g.Template.Spec.NodeSelector[tpuAcceleratorLabel]),
-			Topology:     types.StringValue(g.Template.Spec.NodeSelector[tpuTopologyLabel]),
+			Accelerator:  types.StringValue(g.Template.Spec.NodeSelector[wellknown.TPUAcceleratorLabel]),
+			Topology:     types.StringValue(g.Template.Spec.NodeSelector[wellknown.TPUTopologyLabel]),
 			ChipsPerNode: types.Int64Value(chips.Value()),
 			CPU:          types.StringValue(wc.Resources.Requests.Cpu().String()),
 			Memory:       types.StringValue(wc.Resources.Requests.Memory().String()),

@@ -10,6 +10,8 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // readSpec gives every attribute the resource writes that the live job no longer matches the job's value, so that a
@@ -34,8 +36,8 @@ func readSpec(st *rayJobModel, job *rayv1.RayJob) bool {
 			changed = true
 		}
 	}
-	q := job.Labels[queueNameLabel]
-	take(want.Labels[queueNameLabel] != q, func() {
+	q := job.Labels[wellknown.QueueNameLabel]
+	take(want.Labels[wellknown.QueueNameLabel] != q, func() {
 		st.Queue = types.StringNull()
 		if q != "" {
 			st.Queue = types.StringValue(q)
@@ -44,7 +46,7 @@ func readSpec(st *rayJobModel, job *rayv1.RayJob) bool {
 	liveLabels, liveAnnotations := ownLabels(job.Labels), ownAnnotations(job.Annotations)
 	take(!maps.Equal(ownLabels(want.Labels), liveLabels), func() { st.Labels = mapValue(liveLabels) })
 	take(!maps.Equal(ownAnnotations(want.Annotations), liveAnnotations), func() { st.Annotations = mapValue(liveAnnotations) })
-	elastic := job.Annotations[elasticJobAnnotation] == "true"
+	elastic := job.Annotations[wellknown.ElasticJobAnnotation] == "true"
 	take(st.Elastic.ValueBool() != elastic, func() { st.Elastic = types.BoolValue(elastic) })
 
 	ws, js := want.Spec, job.Spec
@@ -127,10 +129,10 @@ func readWorkers(st *rayJobModel, want, job *rayv1.RayJob, take func(bool, func(
 	same := func(a, b *int32) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 	sel := g.Template.Spec.NodeSelector
 	// The class's toleration, read above, wins where both changed.
-	wantClass := wg.Template.Spec.NodeSelector[computeClassLabel]
-	take(sel[computeClassLabel] != wantClass && st.ComputeClass.ValueString() == wantClass, func() {
+	wantClass := wg.Template.Spec.NodeSelector[wellknown.ComputeClassLabel]
+	take(sel[wellknown.ComputeClassLabel] != wantClass && st.ComputeClass.ValueString() == wantClass, func() {
 		st.ComputeClass = types.StringNull()
-		if c := sel[computeClassLabel]; c != "" {
+		if c := sel[wellknown.ComputeClassLabel]; c != "" {
 			st.ComputeClass = types.StringValue(c)
 		}
 	})
@@ -146,15 +148,15 @@ func readWorkers(st *rayJobModel, want, job *rayv1.RayJob, take func(bool, func(
 		w := st.TPUWorkers
 		common.group, common.cpu, common.memory = &w.GroupName, &w.CPU, &w.Memory
 		common.replicas, common.minR, common.maxR = &w.Replicas, &w.MinReplicas, &w.MaxReplicas
-		common.accelerator, common.selector, common.count = tpuResource, tpuAcceleratorLabel, &w.ChipsPerNode
-		take(sel[tpuAcceleratorLabel] != w.Accelerator.ValueString(), func() { w.Accelerator = types.StringValue(sel[tpuAcceleratorLabel]) })
-		take(sel[tpuTopologyLabel] != w.Topology.ValueString(), func() { w.Topology = types.StringValue(sel[tpuTopologyLabel]) })
+		common.accelerator, common.selector, common.count = wellknown.TPUResource, wellknown.TPUAcceleratorLabel, &w.ChipsPerNode
+		take(sel[wellknown.TPUAcceleratorLabel] != w.Accelerator.ValueString(), func() { w.Accelerator = types.StringValue(sel[wellknown.TPUAcceleratorLabel]) })
+		take(sel[wellknown.TPUTopologyLabel] != w.Topology.ValueString(), func() { w.Topology = types.StringValue(sel[wellknown.TPUTopologyLabel]) })
 	case st.GPUWorkers != nil:
 		w := st.GPUWorkers
 		common.group, common.cpu, common.memory = &w.GroupName, &w.CPU, &w.Memory
 		common.replicas, common.minR, common.maxR = &w.Replicas, &w.MinReplicas, &w.MaxReplicas
-		common.accelerator, common.selector, common.count = gpuResource, gpuAcceleratorLabel, &w.GPUs
-		take(sel[gpuAcceleratorLabel] != w.Accelerator.ValueString(), func() { w.Accelerator = types.StringValue(sel[gpuAcceleratorLabel]) })
+		common.accelerator, common.selector, common.count = wellknown.GPUResource, wellknown.GPUAcceleratorLabel, &w.GPUs
+		take(sel[wellknown.GPUAcceleratorLabel] != w.Accelerator.ValueString(), func() { w.Accelerator = types.StringValue(sel[wellknown.GPUAcceleratorLabel]) })
 	}
 	if common.group != nil {
 		n := c.Resources.Limits[corev1.ResourceName(common.accelerator)]
@@ -188,7 +190,7 @@ func readWorkers(st *rayJobModel, want, job *rayv1.RayJob, take func(bool, func(
 func ownLabels(in map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range in {
-		if k != queueNameLabel && !strings.Contains(k, "kueue.x-k8s.io/") && !strings.Contains(k, "ray.io/") {
+		if k != wellknown.QueueNameLabel && !strings.Contains(k, "kueue.x-k8s.io/") && !strings.Contains(k, "ray.io/") {
 			out[k] = v
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 const classAddr = "dwsfallback_compute_class.test"
@@ -95,7 +96,7 @@ func TestAccComputeClass_basic(t *testing.T) {
 					pools := testPools(t, ref)
 					for _, name := range []string{"on-demand-pool", "flex-start-pool"} {
 						cfg := pools[name].GetConfig()
-						if cfg.GetLabels()[computeClassLabel] != "tpu-fallback" || !hasClassTaint(pools[name], "tpu-fallback") {
+						if cfg.GetLabels()[wellknown.ComputeClassLabel] != "tpu-fallback" || !hasClassTaint(pools[name], "tpu-fallback") {
 							return fmt.Errorf("pool %s: labels %v, taints %v; want the class's label and NoSchedule taint", name, cfg.GetLabels(), cfg.GetTaints())
 						}
 					}

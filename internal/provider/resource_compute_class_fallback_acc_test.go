@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // classQueueConfig is a queue whose TPU flavor targets the class, not a pool: Kueue gives quota, the class capacity.
@@ -82,7 +83,7 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 						return err
 					}
 					for _, n := range nodes {
-						if n.Labels[gkeemu.LabelFlexStart] != "true" || hasTaint(n, gkeemu.TaintQueued) || !hasTaint(n, gkeemu.LabelComputeClass) {
+						if n.Labels[wellknown.FlexStartLabel] != "true" || hasTaint(n, wellknown.QueuedTaint) || !hasTaint(n, gkeemu.LabelComputeClass) {
 							return fmt.Errorf("flex-start node %s: labels %v, taints %v; want gke-flex-start, the class's taint, no gke-queued", n.Name, n.Labels, n.Spec.Taints)
 						}
 					}
@@ -178,9 +179,9 @@ func classWithoutTolerationPends(t *testing.T, class string) error {
 		ObjectMeta: metav1.ObjectMeta{Name: "no-class-toleration", Namespace: "default"},
 		Spec: corev1.PodSpec{
 			NodeSelector: map[string]string{gkeemu.LabelComputeClass: class},
-			Tolerations:  []corev1.Toleration{{Key: gkeemu.TaintTPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+			Tolerations:  []corev1.Toleration{{Key: wellknown.TPUResource, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 			Containers: []corev1.Container{{Name: "c", Image: "busybox", Resources: corev1.ResourceRequirements{
-				Limits: corev1.ResourceList{gkeemu.ResourceTPU: apiresource.MustParse("4")}, Requests: corev1.ResourceList{gkeemu.ResourceTPU: apiresource.MustParse("4")}}}},
+				Limits: corev1.ResourceList{wellknown.TPUResource: apiresource.MustParse("4")}, Requests: corev1.ResourceList{wellknown.TPUResource: apiresource.MustParse("4")}}}},
 		},
 	}
 	created, err := core.Pods("default").Create(ctx, pod, metav1.CreateOptions{})

@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 func nodepools(names ...string) types.List {
@@ -68,7 +70,7 @@ func TestClassPoolProblems(t *testing.T) {
 	p.Nodepools = nodepools("joined", "unlabelled", "untainted", "fixed-size", "missing")
 	m := &computeClassModel{Name: types.StringValue("c"), Priorities: []classPriorityModel{p}}
 	auto := &containerpb.NodePoolAutoscaling{Enabled: true, MaxNodeCount: 4}
-	labels := map[string]string{computeClassLabel: "c"}
+	labels := map[string]string{wellknown.ComputeClassLabel: "c"}
 	pools := map[string]*containerpb.NodePool{
 		"joined":     {Name: "joined", Autoscaling: auto, Config: &containerpb.NodeConfig{Labels: labels, Taints: []*containerpb.NodeTaint{classTaint("c")}}},
 		"unlabelled": {Name: "unlabelled", Autoscaling: auto, Config: &containerpb.NodeConfig{}},
@@ -92,7 +94,7 @@ func TestClassSettingsKeepOtherLabels(t *testing.T) {
 	other := &containerpb.NodeTaint{Key: "team", Value: "ml", Effect: containerpb.NodeTaint_NO_EXECUTE}
 	np := &containerpb.NodePool{Config: &containerpb.NodeConfig{Labels: map[string]string{"team": "ml"}, Taints: []*containerpb.NodeTaint{other}}}
 	labels, taints, changed := classSettings(np, "c")
-	if !changed || labels["team"] != "ml" || labels[computeClassLabel] != "c" || len(taints) != 2 {
+	if !changed || labels["team"] != "ml" || labels[wellknown.ComputeClassLabel] != "c" || len(taints) != 2 {
 		t.Errorf("joining: %v %v %v", labels, taints, changed)
 	}
 	np.Config.Labels, np.Config.Taints = labels, taints
@@ -150,7 +152,7 @@ func TestValidateComputeClassWaitsForUnknowns(t *testing.T) {
 // so the plan shows it.
 func TestPoolClassSeesHalfJoinedPools(t *testing.T) {
 	t.Parallel()
-	labels := map[string]string{computeClassLabel: "c"}
+	labels := map[string]string{wellknown.ComputeClassLabel: "c"}
 	for _, tc := range []struct {
 		name   string
 		cfg    *containerpb.NodeConfig

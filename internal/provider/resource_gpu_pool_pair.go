@@ -15,12 +15,6 @@ var (
 	_ resource.ResourceWithValidateConfig = (*gpuPoolPairResource)(nil)
 )
 
-// The node label and resource of GPU nodes (GKE "About GPUs in GKE").
-const (
-	gpuAcceleratorLabel = "cloud.google.com/gke-accelerator"
-	gpuResource         = "nvidia.com/gpu"
-)
-
 func NewGPUPoolPairResource() resource.Resource {
 	return &gpuPoolPairResource{kind: pairKind{
 		name: "gpu_pool_pair", noun: "GPU", attributes: gpuPairAttributes,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // gpuFallbackConfig is the GPU variant of the tutorial: an H100 pool pair, a queue whose flavors take their node
@@ -115,16 +116,16 @@ func TestAccGPUFallback(t *testing.T) {
 // isGPUNode checks a node as GKE makes an H100 node: the accelerator labels, eight nvidia.com/gpu, the GPU taint (the
 // cluster has a CPU pool) and, for DWS nodes, the queued taint and flex-start label.
 func isGPUNode(n *corev1.Node, queued bool) error {
-	gpus := n.Status.Allocatable[gkeemu.ResourceGPU]
+	gpus := n.Status.Allocatable[wellknown.GPUResource]
 	switch {
-	case n.Labels[gkeemu.LabelGPUAccelerator] != "nvidia-h100-80gb" || n.Labels[gkeemu.LabelGPUCount] != "8" || n.Labels[gkeemu.LabelGPUDriver] != "latest":
+	case n.Labels[wellknown.GPUAcceleratorLabel] != "nvidia-h100-80gb" || n.Labels[wellknown.GPUCountLabel] != "8" || n.Labels[wellknown.GPUDriverLabel] != "latest":
 		return fmt.Errorf("node %s labels %v, want the H100 accelerator, count 8 and driver latest", n.Name, n.Labels)
 	case gpus.Value() != 8:
 		return fmt.Errorf("node %s has %s nvidia.com/gpu allocatable, want 8", n.Name, gpus.String())
-	case !hasTaint(n, gkeemu.TaintGPU):
+	case !hasTaint(n, wellknown.GPUResource):
 		return fmt.Errorf("node %s taints %v lack nvidia.com/gpu", n.Name, n.Spec.Taints)
-	case queued != hasTaint(n, gkeemu.TaintQueued) || queued != (n.Labels[gkeemu.LabelFlexStart] == "true"):
-		return fmt.Errorf("node %s: queued taint %v, flex-start label %q; want both only on DWS nodes", n.Name, hasTaint(n, gkeemu.TaintQueued), n.Labels[gkeemu.LabelFlexStart])
+	case queued != hasTaint(n, wellknown.QueuedTaint) || queued != (n.Labels[wellknown.FlexStartLabel] == "true"):
+		return fmt.Errorf("node %s: queued taint %v, flex-start label %q; want both only on DWS nodes", n.Name, hasTaint(n, wellknown.QueuedTaint), n.Labels[wellknown.FlexStartLabel])
 	}
 	return nil
 }

@@ -23,9 +23,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // multiKueueWorkerConfig is one worker: a cluster with the RayOperator add-on, the tutorial's pool pair, and its queue
@@ -265,7 +265,7 @@ func boundOn(t *testing.T, worker, job string) bool {
 	if err != nil || rj.Status.RayClusterName == "" {
 		return false
 	}
-	pods, err := w.Core.Pods("default").List(ctx, metav1.ListOptions{LabelSelector: kube.RayClusterLabel + "=" + rj.Status.RayClusterName})
+	pods, err := w.Core.Pods("default").List(ctx, metav1.ListOptions{LabelSelector: wellknown.RayClusterLabel + "=" + rj.Status.RayClusterName})
 	if err != nil {
 		return false
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // createRayCluster makes a RUNNING cluster as the tutorial's gcloud command does (RayOperator add-on, 3 nodes of
@@ -70,7 +71,7 @@ func placedOn(t *testing.T, job, role, pool string, want int) (map[string]*corev
 		if err != nil {
 			return nil, err
 		}
-		if got := n.Labels[gkeemu.LabelNodePool]; got != pool {
+		if got := n.Labels[wellknown.NodePoolLabel]; got != pool {
 			return nil, fmt.Errorf("%s pod %s runs on %s of pool %q, want pool %q", role, p.Name, n.Name, got, pool)
 		}
 		nodes[n.Name] = n
@@ -90,7 +91,7 @@ func hasTaint(n *corev1.Node, key string) bool {
 // poolNodes counts the Node objects of a pool in the emulated cluster.
 func poolNodes(t *testing.T, pool string) int {
 	t.Helper()
-	list, err := adminClients(t).Core.Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: gkeemu.LabelNodePool + "=" + pool})
+	list, err := adminClients(t).Core.Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: wellknown.NodePoolLabel + "=" + pool})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestAccRayJob_runsOnItsPools(t *testing.T) {
 						return err
 					}
 					for _, n := range dwsNodes {
-						if !hasTaint(n, gkeemu.TaintQueued) || n.Labels[gkeemu.LabelFlexStart] != "true" {
+						if !hasTaint(n, wellknown.QueuedTaint) || n.Labels[wellknown.FlexStartLabel] != "true" {
 							return fmt.Errorf("dws-pool node %s has taints %v and labels %v, want cloud.google.com/gke-queued and gke-flex-start", n.Name, n.Spec.Taints, n.Labels)
 						}
 					}
@@ -188,8 +189,8 @@ func untoleratedPends(t *testing.T) error {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "no-queued-toleration", Namespace: "default"},
 		Spec: corev1.PodSpec{
-			NodeSelector: map[string]string{gkeemu.LabelNodePool: "dws-pool"},
-			Tolerations:  []corev1.Toleration{{Key: gkeemu.TaintTPU, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+			NodeSelector: map[string]string{wellknown.NodePoolLabel: "dws-pool"},
+			Tolerations:  []corev1.Toleration{{Key: wellknown.TPUResource, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 			Containers:   []corev1.Container{{Name: "c", Image: "busybox"}},
 		},
 	}

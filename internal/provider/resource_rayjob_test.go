@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // tutorialJob is the resource's model for the tutorial's job 1.
@@ -124,17 +125,17 @@ func TestGPUWorkersRoundTrip(t *testing.T) {
 	}
 	g := job.Spec.RayClusterSpec.WorkerGroupSpecs[0]
 	pod := g.Template.Spec
-	if g.NumOfHosts != 1 || pod.NodeSelector[gpuAcceleratorLabel] != "nvidia-h100-80gb" || len(pod.NodeSelector) != 1 {
+	if g.NumOfHosts != 1 || pod.NodeSelector[wellknown.GPUAcceleratorLabel] != "nvidia-h100-80gb" || len(pod.NodeSelector) != 1 {
 		t.Errorf("worker group hosts %d, selector %v; want 1 host selecting the H100 type only", g.NumOfHosts, pod.NodeSelector)
 	}
-	if gpus := pod.Containers[0].Resources.Limits[gpuResource]; gpus.Value() != 8 {
+	if gpus := pod.Containers[0].Resources.Limits[wellknown.GPUResource]; gpus.Value() != 8 {
 		t.Errorf("nvidia.com/gpu limit = %s, want 8", gpus.String())
 	}
 	var tolerated []string
 	for _, tol := range pod.Tolerations {
 		tolerated = append(tolerated, tol.Key)
 	}
-	if diff := cmp.Diff([]string{gpuResource, queuedTaint}, tolerated); diff != "" {
+	if diff := cmp.Diff([]string{wellknown.GPUResource, wellknown.QueuedTaint}, tolerated); diff != "" {
 		t.Errorf("tolerations (-want +got):\n%s", diff)
 	}
 	back := &rayJobModel{}
@@ -255,7 +256,7 @@ func TestReadSpec(t *testing.T) {
 		}, want: func(m *rayJobModel) { m.TPUWorkers.Memory = str("32Gi") }},
 		{name: "chips", patch: func(j *rayv1.RayJob) {
 			c := &worker(j).Template.Spec.Containers[0]
-			c.Resources.Limits[tpuResource], c.Resources.Requests[tpuResource] = resource.MustParse("8"), resource.MustParse("8")
+			c.Resources.Limits[wellknown.TPUResource], c.Resources.Requests[wellknown.TPUResource] = resource.MustParse("8"), resource.MustParse("8")
 		}, want: func(m *rayJobModel) { m.TPUWorkers.ChipsPerNode = types.Int64Value(8) }},
 		{name: "replicas", patch: func(j *rayv1.RayJob) { worker(j).Replicas = i32(2) },
 			want: func(m *rayJobModel) { m.TPUWorkers.Replicas = types.Int64Value(2) }},
@@ -265,10 +266,10 @@ func TestReadSpec(t *testing.T) {
 			want: func(m *rayJobModel) { m.TPUWorkers.MaxReplicas = types.Int64Value(4) }},
 		{name: "group name", patch: func(j *rayv1.RayJob) { worker(j).GroupName = "other" },
 			want: func(m *rayJobModel) { m.TPUWorkers.GroupName = str("other") }},
-		{name: "worker topology selector", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.NodeSelector[tpuTopologyLabel] = "2x4" },
+		{name: "worker topology selector", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.NodeSelector[wellknown.TPUTopologyLabel] = "2x4" },
 			want: func(m *rayJobModel) { m.TPUWorkers.Topology = str("2x4") }},
 		{name: "worker accelerator selector", patch: func(j *rayv1.RayJob) {
-			worker(j).Template.Spec.NodeSelector[tpuAcceleratorLabel] = "tpu-v5-lite-podslice"
+			worker(j).Template.Spec.NodeSelector[wellknown.TPUAcceleratorLabel] = "tpu-v5-lite-podslice"
 		},
 			want: func(m *rayJobModel) { m.TPUWorkers.Accelerator = str("tpu-v5-lite-podslice") }},
 		{name: "queued toleration removed", patch: func(j *rayv1.RayJob) {
@@ -293,9 +294,9 @@ func TestReadSpec(t *testing.T) {
 			want: func(m *rayJobModel) {
 				m.Annotations = types.MapValueMust(types.StringType, map[string]attr.Value{"note": str("x")})
 			}},
-		{name: "queue label", patch: func(j *rayv1.RayJob) { j.Labels[queueNameLabel] = "other-queue" },
+		{name: "queue label", patch: func(j *rayv1.RayJob) { j.Labels[wellknown.QueueNameLabel] = "other-queue" },
 			want: func(m *rayJobModel) { m.Queue = str("other-queue") }},
-		{name: "elastic annotation removed", patch: func(j *rayv1.RayJob) { delete(j.Annotations, elasticJobAnnotation) },
+		{name: "elastic annotation removed", patch: func(j *rayv1.RayJob) { delete(j.Annotations, wellknown.ElasticJobAnnotation) },
 			want: func(m *rayJobModel) { m.Elastic = types.BoolValue(false) }},
 		{name: "head mount path", patch: func(j *rayv1.RayJob) { head(j).Containers[0].VolumeMounts[0].MountPath = "/code" },
 			want: func(m *rayJobModel) { m.FilesMountPath = str("/code") }},
@@ -309,7 +310,9 @@ func TestReadSpec(t *testing.T) {
 		}, want: func(m *rayJobModel) { m.FilesConfigMap = str("other-files") }},
 		{name: "worker's files ConfigMap", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.Volumes[0].ConfigMap.Name = "other-files" },
 			want: func(m *rayJobModel) { m.FilesConfigMap = str("other-files") }},
-		{name: "compute class selector", patch: func(j *rayv1.RayJob) { worker(j).Template.Spec.NodeSelector[computeClassLabel] = "other-class" },
+		{name: "compute class selector", patch: func(j *rayv1.RayJob) {
+			worker(j).Template.Spec.NodeSelector[wellknown.ComputeClassLabel] = "other-class"
+		},
 			want: func(m *rayJobModel) { m.ComputeClass = str("other-class") }},
 		{name: "shutdown flag", patch: func(j *rayv1.RayJob) { j.Spec.ShutdownAfterJobFinishes = false },
 			want: func(m *rayJobModel) { m.ShutdownAfterJobFinishes = types.BoolValue(false) }},
@@ -380,7 +383,7 @@ func TestReadSpecGPU(t *testing.T) {
 	g := &job.Spec.RayClusterSpec.WorkerGroupSpecs[0]
 	two := int32(2)
 	g.Replicas = &two
-	g.Template.Spec.NodeSelector[gpuAcceleratorLabel] = "nvidia-l4"
+	g.Template.Spec.NodeSelector[wellknown.GPUAcceleratorLabel] = "nvidia-l4"
 	got := gpuJob()
 	if !readSpec(got, job) {
 		t.Fatal("readSpec saw no change")
@@ -397,7 +400,7 @@ func TestNoNodeForClassPods(t *testing.T) {
 	now := time.Now()
 	pod := corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "job-worker", Namespace: "default", UID: "w1"},
-		Spec:       corev1.PodSpec{NodeSelector: map[string]string{computeClassLabel: "tpu-fallback"}},
+		Spec:       corev1.PodSpec{NodeSelector: map[string]string{wellknown.ComputeClassLabel: "tpu-fallback"}},
 		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
 			Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}}},
 	}
@@ -432,7 +435,7 @@ func TestNoNodeForClassPods(t *testing.T) {
 func TestOrphanedWorkloadOwner(t *testing.T) {
 	wl := func(name, owner, uid string) *kueue.Workload {
 		return &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default",
-			Labels:          map[string]string{kube.JobUIDLabel: uid},
+			Labels:          map[string]string{wellknown.JobUIDLabel: uid},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayJob", Name: owner, UID: k8stypes.UID(uid)}}}}
 	}
 	c := &kube.Clients{Host: "https://k", Kueue: kueuefake.NewSimpleClientset(wl("rayjob-a-1", "a", "uid-a"), wl("rayjob-b-1", "b", "uid-b"))}

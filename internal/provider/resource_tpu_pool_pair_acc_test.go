@@ -20,6 +20,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 const pairAddr = "dwsfallback_tpu_pool_pair.test"
@@ -550,7 +551,7 @@ func TestAccTPU7x(t *testing.T) {
 						return err
 					}
 					for _, n := range nodes {
-						if n.Labels[gkeemu.LabelTPUAccelerator] != "tpu7x" || n.Labels[gkeemu.LabelTPUTopology] != "2x2x2" {
+						if n.Labels[wellknown.TPUAcceleratorLabel] != "tpu7x" || n.Labels[wellknown.TPUTopologyLabel] != "2x2x2" {
 							return fmt.Errorf("node %s labels %v, want tpu7x 2x2x2", n.Name, n.Labels)
 						}
 					}

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 type tpuPoolPairModel struct {
@@ -133,12 +134,12 @@ func poolTopology(np *containerpb.NodePool) string {
 // matches a job to a flavor only on the keys the flavor lists, so a flavor with the pool label alone takes jobs of
 // any TPU generation. Empty accelerator or topology leave those labels out.
 func nodeLabels(pool, accelerator, topology string) types.Map {
-	labels := map[string]attr.Value{gkeNodePoolLabel: types.StringValue(pool)}
+	labels := map[string]attr.Value{wellknown.NodePoolLabel: types.StringValue(pool)}
 	if accelerator != "" {
-		labels[tpuAcceleratorLabel] = types.StringValue(accelerator)
+		labels[wellknown.TPUAcceleratorLabel] = types.StringValue(accelerator)
 	}
 	if topology != "" {
-		labels[tpuTopologyLabel] = types.StringValue(topology)
+		labels[wellknown.TPUTopologyLabel] = types.StringValue(topology)
 	}
 	return types.MapValueMust(types.StringType, labels)
 }

@@ -1,0 +1,56 @@
+// Package wellknown names the labels, annotations, taints and extended resources that GKE, Kueue and KubeRay define,
+// so that the provider, the drift oracle and the GKE emulator spell each one way. Kueue's come from Kueue's own
+// constants packages where those are small; the rest are written here, with where each is defined.
+package wellknown
+
+import (
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	kueueconst "sigs.k8s.io/kueue/pkg/constants"
+	kueuejobs "sigs.k8s.io/kueue/pkg/controller/constants"
+)
+
+// Node labels, taints and resources of GKE's nodes. Sources: GKE "About TPUs in GKE" (concepts/tpus) and "Deploy TPU
+// workloads in GKE Standard" (how-to/tpus) for the TPU labels and the google.com/tpu=present taint; "Run a large-scale
+// workload with flex-start with queued provisioning" (how-to/provisioningrequest) for cloud.google.com/gke-queued=true
+// and cloud.google.com/gke-flex-start=true; "About GPUs in GKE" and "Run GPUs in GKE Standard node pools" for the
+// cloud.google.com/gke-accelerator label, the nvidia.com/gpu resource and the nvidia.com/gpu=present:NoSchedule
+// taint; GKE Autopilot's GPU page for gke-accelerator-count; "About custom ComputeClasses" for
+// cloud.google.com/compute-class and gke-gpu-driver-version. cloud.google.com/gke-gpu=true is seen on GKE GPU nodes in
+// public node dumps, not on a GKE page.
+const (
+	NodePoolLabel       = "cloud.google.com/gke-nodepool"
+	TPUAcceleratorLabel = "cloud.google.com/gke-tpu-accelerator"
+	TPUTopologyLabel    = "cloud.google.com/gke-tpu-topology"
+	GPUAcceleratorLabel = "cloud.google.com/gke-accelerator"
+	GPUCountLabel       = "cloud.google.com/gke-accelerator-count"
+	GPUDriverLabel      = "cloud.google.com/gke-gpu-driver-version"
+	GPULabel            = "cloud.google.com/gke-gpu"
+	FlexStartLabel      = "cloud.google.com/gke-flex-start"
+	// QueuedLabel and QueuedTaint are on nodes of a queued-provisioning (DWS) pool: pods need the toleration.
+	QueuedLabel = "cloud.google.com/gke-queued"
+	QueuedTaint = "cloud.google.com/gke-queued"
+	// ComputeClassLabel selects a ComputeClass in a pod's nodeSelector and marks the nodes of the pools that joined
+	// it; such pools also carry the taint ComputeClassLabel=NAME:NoSchedule.
+	ComputeClassLabel = "cloud.google.com/compute-class"
+	// TPUResource is a TPU node's extended resource and the key of its taint.
+	TPUResource = "google.com/tpu"
+	// GPUResource is a GPU node's extended resource and the key of its taint.
+	GPUResource = "nvidia.com/gpu"
+)
+
+// Kueue's names.
+const (
+	QueueNameLabel                = kueuejobs.QueueLabel
+	JobUIDLabel                   = kueuejobs.JobUIDLabel
+	PodSetLabel                   = kueueconst.PodSetLabel
+	LocalQueueLabel               = kueueconst.LocalQueueLabel
+	ClusterQueueLabel             = kueueconst.ClusterQueueLabel
+	ProvisioningRequestController = kueue.ProvisioningRequestControllerName
+	// ElasticJobAnnotation opts a job into workload slices (Kueue's pkg/workloadslicing, EnabledAnnotationKey; that
+	// package pulls in Kueue's scheduler, so the name is written here).
+	ElasticJobAnnotation = "kueue.x-k8s.io/elastic-job"
+)
+
+// RayClusterLabel names a pod's RayCluster (KubeRay's controllers/ray/utils, RayClusterLabelKey; that package pulls in
+// KubeRay's controllers).
+const RayClusterLabel = "ray.io/cluster"
