@@ -18,32 +18,23 @@ type Mutation struct {
 	Path string // the field, in structured-merge-diff's notation
 	// Inside is the JSON pointer of the part changed within a field the API replaces whole; empty for the field.
 	Inside string
-	// Shape is Inside with each list index written as "*": the parts of a whole field that differ only in which item
-	// they are in.
+	// Shape is Inside with the index of each unnamed list item written as "*" (a named one, by "name" or
+	// "groupName", keeps its name): the parts of a whole field that differ only in which of like items they are in.
 	Shape string
 	What  string // "remove", "change", or "add an item"
 	Patch []byte
 }
 
-// OnePerShape keeps, of the changes inside a field the API replaces whole, the first of each shape and kind. The
-// API, and so a comparison that follows it, sees such a field as one value, so a change to the third item of a list
-// takes the path a change to the first took; a generated test of every item costs a plan each and finds nothing
-// more. Changes of the manager's own fields are all kept.
-func OnePerShape(ms []Mutation) []Mutation {
-	type key struct{ path, shape, what string }
-	seen := map[key]bool{}
-	var out []Mutation
-	for _, m := range ms {
-		if m.Inside != "" {
-			k := key{m.Path, m.Shape, m.What}
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-		}
-		out = append(out, m)
+// ShapeKey groups the changes inside a field the API replaces whole that take one path through a comparison: the
+// API, and a comparison that follows it, sees such a field as one value, so a change to the third rule of a role
+// takes the path a change to the first took, and a generated test of every item costs a plan each and finds nothing
+// more. Items with names are kept apart, as a comparison may match them by name (a RayJob's worker groups). Empty for
+// a change of the manager's own field, which is tried on its own.
+func (m Mutation) ShapeKey() string {
+	if m.Inside == "" {
+		return ""
 	}
-	return out
+	return m.Path + " " + m.Shape + " " + m.What
 }
 
 // Mutations lists, for every leaf field of manager's on obj (taken from obj's own managedFields), its removal,
@@ -139,7 +130,7 @@ func changesOf(field, ptr, inside, shape string, v any, out *[]Mutation) error {
 			}
 		}
 		for i, item := range t {
-			if err := changesOf(field, ptr+"/"+strconv.Itoa(i), inside+"/"+strconv.Itoa(i), shape+"/*", item, out); err != nil {
+			if err := changesOf(field, ptr+"/"+strconv.Itoa(i), inside+"/"+strconv.Itoa(i), shape+"/"+itemShape(item), item, out); err != nil {
 				return err
 			}
 		}
@@ -155,6 +146,18 @@ func changesOf(field, ptr, inside, shape string, v any, out *[]Mutation) error {
 		}
 	}
 	return nil
+}
+
+// itemShape is how a list item shows in a Shape: by its name where it has one, else as any item.
+func itemShape(item any) string {
+	if m, ok := item.(map[string]any); ok {
+		for _, k := range []string{"name", "groupName"} {
+			if n, ok := m[k].(string); ok {
+				return "[" + k + "=" + n + "]"
+			}
+		}
+	}
+	return "*"
 }
 
 // keyField says whether p ends at a field that names its keyed list item.

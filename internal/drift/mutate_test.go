@@ -76,14 +76,22 @@ func TestBaselineMutationsOnlyWhole(t *testing.T) {
 	}
 }
 
-// TestOnePerShape: of the changes inside an atomic list of rules, one per part and kind is kept, whichever item
-// holds it; the manager's own fields keep all of theirs.
-func TestOnePerShape(t *testing.T) {
+// TestShapeKey: the changes inside an atomic list of rules fall into one group per part and kind, whichever item
+// holds it; the manager's own fields are groups of their own.
+func TestShapeKey(t *testing.T) {
 	all := wholeMutations(t, map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "rules": []any{
 		map[string]any{"apiGroups": []any{""}, "resources": []any{"pods", "secrets"}, "verbs": []any{"get"}},
 		map[string]any{"apiGroups": []any{"batch"}, "resources": []any{"jobs"}, "verbs": []any{"get", "list"}, "resourceNames": []any{"a"}},
 	}}, "rules")
-	got := names(OnePerShape(all))
+	var firsts []Mutation
+	seen := map[string]bool{}
+	for _, m := range all {
+		if k := m.ShapeKey(); k == "" || !seen[k] {
+			seen[k] = true
+			firsts = append(firsts, m)
+		}
+	}
+	got := names(firsts)
 	want := []string{
 		"remove .rules", "add an item .rules",
 		"remove .rules /0", "add an item .rules /0", "add an item .rules /0/apiGroups", "remove .rules /0/apiGroups",
@@ -99,10 +107,10 @@ func TestOnePerShape(t *testing.T) {
 	sort.Strings(want)
 	sort.Strings(got)
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("OnePerShape (-want +got):\n%s", diff)
+		t.Errorf("the first change of each shape (-want +got):\n%s", diff)
 	}
 	if len(all) <= len(got) {
-		t.Errorf("OnePerShape kept all %d changes", len(all))
+		t.Errorf("every one of the %d changes has a shape of its own", len(all))
 	}
 }
 
@@ -126,4 +134,28 @@ func names(ms []Mutation) []string {
 		out = append(out, m.String())
 	}
 	return out
+}
+
+// TestShapeKeyNamedItems: items with a name are not like items (a comparison may match them by name), unnamed ones
+// are.
+func TestShapeKeyNamedItems(t *testing.T) {
+	ms := wholeMutations(t, map[string]any{"apiVersion": "ray.io/v1", "kind": "RayJob", "groups": []any{
+		map[string]any{"groupName": "a", "tolerations": []any{map[string]any{"key": "x"}, map[string]any{"key": "y"}}},
+		map[string]any{"groupName": "b", "tolerations": []any{map[string]any{"key": "x"}}},
+	}}, "groups")
+	key := func(inside, what string) string {
+		for _, m := range ms {
+			if m.Inside == inside && m.What == what {
+				return m.ShapeKey()
+			}
+		}
+		t.Fatalf("no change %s %s", what, inside)
+		return ""
+	}
+	if key("/0/tolerations/0/key", "change") == key("/1/tolerations/0/key", "change") {
+		t.Error("the two groups' tolerations share a shape: group b would never be tried")
+	}
+	if key("/0/tolerations/0/key", "change") != key("/0/tolerations/1/key", "change") {
+		t.Error("two unnamed tolerations of one group have shapes of their own")
+	}
 }
