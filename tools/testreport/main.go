@@ -40,7 +40,8 @@ func main() {
 func report(in io.Reader, w io.Writer, slowest int) (failed bool) {
 	// A log that cannot be written is not worth failing the tests for.
 	printf := func(format string, a ...any) { _, _ = fmt.Fprintf(w, format, a...) }
-	output := map[string]*strings.Builder{} // by package and test
+	output := map[string]*strings.Builder{} // by package and test, until the test's result
+	var order []string                      // the keys of output, in the order they began
 	var done []result
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -57,6 +58,7 @@ func report(in io.Reader, w io.Writer, slowest int) (failed bool) {
 			if b == nil {
 				b = &strings.Builder{}
 				output[key] = b
+				order = append(order, key)
 			}
 			b.WriteString(e.Output)
 			if e.Test == "" && e.Action == "build-output" {
@@ -65,6 +67,16 @@ func report(in io.Reader, w io.Writer, slowest int) (failed bool) {
 		case "pass", "fail", "skip":
 			if e.Action == "fail" {
 				failed = true
+				if e.Test == "" {
+					// A timeout or a crash ends the binary while tests run: test2json gives what it printed (the
+					// panic, the running tests, the goroutines) to the last test named, which gets no result.
+					for _, k := range order {
+						if b := output[k]; b != nil && k != key && strings.HasPrefix(k, e.Package+" ") {
+							printf("--- no result (the test binary ended while it ran): %s\n%s", strings.TrimPrefix(k, e.Package+" "), b.String())
+							delete(output, k)
+						}
+					}
+				}
 				if b := output[key]; b != nil {
 					printf("%s", b.String())
 				}
