@@ -62,11 +62,12 @@ func within(was, now any, at string) []string {
 }
 
 // Changes names what differs between two objects, as Diff names the parts of a field compared whole: for an object
-// whose writer keeps no baseline, compared with what that writer would make of it.
-func Changes(was, now map[string]any) []string {
+// whose writer keeps no baseline, want is what that writer would make of it, and live the object (as Diff's baseline
+// and live object).
+func Changes(want, live map[string]any) []string {
 	var out []string
-	for _, k := range keysOfBoth(was, now) {
-		out = append(out, wholeDiff(k, was[k], now[k])...)
+	for _, k := range keysOfBoth(want, live) {
+		out = append(out, wholeDiff(k, want[k], live[k])...)
 	}
 	return out
 }

@@ -80,7 +80,7 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 	role, binding, err := multikueue.Access(ctx, w.RBAC, m.worker())
 	if err != nil {
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("The ClusterRole and ClusterRoleBinding on the worker %s were written, but "+
-			"could not be read back, so changes made to them beside Terraform are not compared until the next apply: %v", ep.ref, err))
+			"could not be read back, so changes made to them and to its ServiceAccount beside Terraform are not compared until the next apply: %v", ep.ref, err))
 		return kubeconfig, nil, nil
 	}
 	return kubeconfig, workerRights(w, m, role, binding), nil
@@ -92,7 +92,8 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 // the one written (written), and without one it is current while the Secret holds a kubeconfig. An imported worker
 // (worker_cluster unknown) is found by the Secret's server.
 //
-// The worker's ClusterRole and ClusterRoleBinding, when read, come back in access, for their drift.
+// The worker's ClusterRole and ClusterRoleBinding, when read, come back in access, for their drift, with what an apply
+// would change on its ServiceAccount.
 func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *kube.Clients, m *multiKueueWorkerModel, written *multikueue.Fingerprint) (bool, *workerAccess, error) {
 	kc, found, err := multikueue.SecretKubeconfig(ctx, c.Core, m.SecretName.ValueString())
 	if err != nil {
@@ -126,7 +127,7 @@ func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *ku
 		return false, nil, &unreachable{ep.ref, err}
 	}
 	access := workerRights(w, m, role, binding)
-	access.account = accountChanges(sa, m.workerOf(c.Host))
+	access.account, access.accountErr = accountChanges(sa, m.workerOf(c.Host))
 	token, err := multikueue.Token(ctx, w.Core, m.worker())
 	if err != nil {
 		return false, nil, &unreachable{ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)}
@@ -145,25 +146,27 @@ type workerAccess struct {
 	objs    []liveObject
 	written map[string]liveObject
 	account []string
+	// accountErr says why account could not be told.
+	accountErr error
 }
 
 // accountChanges names what an apply would change on the worker's ServiceAccount sa: its one label and its entry
 // among the users, which other managers share, so no baseline of the whole annotation can say what is ours. A
 // missing ServiceAccount is named by credentials_current (its token is gone with it).
-func accountChanges(sa *corev1.ServiceAccount, w multikueue.Worker) []string {
+func accountChanges(sa *corev1.ServiceAccount, w multikueue.Worker) ([]string, error) {
 	if sa == nil {
-		return nil
+		return nil, nil
 	}
-	was, err1 := runtime.DefaultUnstructuredConverter.ToUnstructured(sa)
-	now, err2 := runtime.DefaultUnstructuredConverter.ToUnstructured(multikueue.EnsuredAccount(sa, w))
+	want, err1 := runtime.DefaultUnstructuredConverter.ToUnstructured(multikueue.EnsuredAccount(sa, w))
+	live, err2 := runtime.DefaultUnstructuredConverter.ToUnstructured(sa)
 	if err := errors.Join(err1, err2); err != nil {
-		return []string{"ServiceAccount/" + sa.Namespace + "/" + sa.Name + ": " + err.Error()}
+		return nil, fmt.Errorf("ServiceAccount %s/%s: %w", sa.Namespace, sa.Name, err)
 	}
 	var out []string
-	for _, c := range drift.Changes(was, now) {
+	for _, c := range drift.Changes(want, live) {
 		out = append(out, "ServiceAccount/"+sa.Namespace+"/"+sa.Name+" "+c)
 	}
-	return out
+	return out, nil
 }
 
 func workerRights(c *kube.Clients, m *multiKueueWorkerModel, role *rbacv1.ClusterRole, binding *rbacv1.ClusterRoleBinding) *workerAccess {

@@ -117,6 +117,9 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 			d = append(d, wd...)
 		}
 		d = append(d, access.account...)
+		if access.accountErr != nil {
+			resp.Diagnostics.AddWarning("Drift not compared", fmt.Sprintf("The worker's ServiceAccount could not be compared: %v", access.accountErr))
+		}
 	}
 	st.Drift = driftList(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
