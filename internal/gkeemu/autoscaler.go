@@ -240,13 +240,13 @@ func (a *Autoscaler) sync(ctx context.Context, t poolTarget, have []*corev1.Node
 func (a *Autoscaler) relabel(ctx context.Context, t poolTarget, n *corev1.Node) {
 	want := newNode(t, n.Name, "")
 	labels := maps.Clone(n.Labels)
-	if _, ok := want.Labels[LabelComputeClass]; !ok {
-		delete(labels, LabelComputeClass)
+	if _, ok := want.Labels[wellknown.ComputeClassLabel]; !ok {
+		delete(labels, wellknown.ComputeClassLabel)
 	}
 	for k, v := range t.cfg.GetLabels() {
 		labels[k] = v
 	}
-	own := map[string]bool{LabelComputeClass: true}
+	own := map[string]bool{wellknown.ComputeClassLabel: true}
 	for _, tt := range t.cfg.GetTaints() {
 		own[tt.Key] = true
 	}

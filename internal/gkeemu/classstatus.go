@@ -7,6 +7,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // GKE's ComputeClass status words (GoogleCloudPlatform/cluster-autoscaler, pkg/computeclass/status): the class's
@@ -47,7 +49,7 @@ func classConditions(c computeClass, targets []poolTarget) []classCondition {
 	}
 	if c.whenUnsatisfiable != "ScaleUpAnyway" {
 		for _, t := range targets {
-			if t.cfg.GetLabels()[LabelComputeClass] != c.name || matchedByAny(c, t) {
+			if t.cfg.GetLabels()[wellknown.ComputeClassLabel] != c.name || matchedByAny(c, t) {
 				continue
 			}
 			bad = append(bad, classCondition{condNodepoolMisconfigured, "True", "NodepoolWillNeverScaleUp",

@@ -25,11 +25,6 @@ var ComputeClassCRD []byte
 // ComputeClassGVR addresses ComputeClasses, which are cluster-scoped.
 var ComputeClassGVR = schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "computeclasses"}
 
-// LabelComputeClass selects a class in a pod's nodeSelector, and marks the nodes of a pool a class may use; such
-// pools also carry the taint LabelComputeClass=NAME:NoSchedule (GKE "About custom compute classes", manually created
-// node pools).
-const LabelComputeClass = "cloud.google.com/compute-class"
-
 // GKE's cluster autoscaler timings (GoogleCloudPlatform/cluster-autoscaler, pkg/backoff and
 // pkg/cloudprovider/gke): a failed node group backs off 5 minutes, doubling up to 30, forgotten 3 hours after its
 // last failure; a ComputeClass rule backs off a flat 5 minutes; a flex-start priority is tried for 15 minutes unless
@@ -132,7 +127,7 @@ func listComputeClasses(ctx context.Context, dyn dynamic.Interface) map[string]c
 }
 
 // classOf is the class a pod selects, "" for none.
-func classOf(p *corev1.Pod) string { return p.Spec.NodeSelector[LabelComputeClass] }
+func classOf(p *corev1.Pod) string { return p.Spec.NodeSelector[wellknown.ComputeClassLabel] }
 
 // priorityID is GKE's identifier of a priority in status.priorityStatuses: its index from 0.
 func priorityID(i int) string { return strconv.Itoa(i) }
@@ -140,12 +135,12 @@ func priorityID(i int) string { return strconv.Itoa(i) }
 // poolMisconfigured says what GKE's status would say is wrong with a pool that carries the class's label, "" if
 // nothing.
 func poolMisconfigured(class string, t poolTarget) string {
-	if t.cfg.GetLabels()[LabelComputeClass] != class {
+	if t.cfg.GetLabels()[wellknown.ComputeClassLabel] != class {
 		return ""
 	}
 	var values []string
 	for _, tt := range t.cfg.GetTaints() {
-		if tt.Key == LabelComputeClass {
+		if tt.Key == wellknown.ComputeClassLabel {
 			values = append(values, tt.Value)
 		}
 	}

@@ -21,8 +21,8 @@ func classPool(name string, flexStart bool) poolTarget {
 	t := tpuTarget(false)
 	t.pool, t.running = name, true
 	t.cfg = &containerpb.NodeConfig{MachineType: "ct6e-standard-4t", FlexStart: boolPtr(flexStart),
-		Labels: map[string]string{LabelComputeClass: "tpu"},
-		Taints: []*containerpb.NodeTaint{{Key: LabelComputeClass, Value: "tpu", Effect: containerpb.NodeTaint_NO_SCHEDULE}}}
+		Labels: map[string]string{wellknown.ComputeClassLabel: "tpu"},
+		Taints: []*containerpb.NodeTaint{{Key: wellknown.ComputeClassLabel, Value: "tpu", Effect: containerpb.NodeTaint_NO_SCHEDULE}}}
 	return t
 }
 
@@ -44,7 +44,7 @@ func TestCandidatesFollowPriorities(t *testing.T) {
 	od, fs, other := classPool("on-demand-pool", false), classPool("flex-start-pool", true), tpuTarget(false)
 	other.pool = "unrelated"
 	targets := []poolTarget{fs, other, od} // the order GKE lists pools in must not matter
-	pod := &corev1.Pod{Spec: corev1.PodSpec{NodeSelector: map[string]string{LabelComputeClass: "tpu"}}}
+	pod := &corev1.Pod{Spec: corev1.PodSpec{NodeSelector: map[string]string{wellknown.ComputeClassLabel: "tpu"}}}
 	for _, tc := range []struct {
 		name string
 		spec map[string]any
@@ -191,10 +191,10 @@ func TestScaleUpFallsBackThroughClass(t *testing.T) {
 		map[string]any{"nodepools": []any{"on-demand-pool"}}, map[string]any{"nodepools": []any{"flex-start-pool"}}}})}
 	pod := func(name string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{
-			NodeSelector: map[string]string{LabelComputeClass: "tpu"},
+			NodeSelector: map[string]string{wellknown.ComputeClassLabel: "tpu"},
 			Tolerations: []corev1.Toleration{
 				{Key: wellknown.TPUResource, Operator: corev1.TolerationOpExists},
-				{Key: LabelComputeClass, Operator: corev1.TolerationOpEqual, Value: "tpu"}},
+				{Key: wellknown.ComputeClassLabel, Operator: corev1.TolerationOpEqual, Value: "tpu"}},
 			Containers: []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{wellknown.TPUResource: resource.MustParse("4")}}}},
 		}}
 	}

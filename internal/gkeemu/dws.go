@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // DWSMode is what the simulated Dynamic Workload Scheduler does with a queued-provisioning request.
@@ -179,7 +181,7 @@ func (d *DWS) capacity(ctx context.Context, pr *unstructured.Unstructured) (stri
 		if err != nil {
 			continue
 		}
-		if p, ok, _ := unstructured.NestedString(pt.Object, "template", "spec", "nodeSelector", "cloud.google.com/gke-nodepool"); ok {
+		if p, ok, _ := unstructured.NestedString(pt.Object, "template", "spec", "nodeSelector", wellknown.NodePoolLabel); ok {
 			pool = p
 		}
 	}

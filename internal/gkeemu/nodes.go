@@ -17,8 +17,6 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
-// The labels and taints GKE puts on nodes are named in package wellknown, with their sources; Kubernetes'
-// well-known labels name the topology and instance-type keys.
 const (
 	// annotationCluster is the emulator's own bookkeeping: which emulated cluster a Node belongs to, since every
 	// emulated cluster shares the one local control plane. GKE has no such annotation.
@@ -129,7 +127,9 @@ func nodeName(base string) string {
 	return base + "-" + string(b)
 }
 
-// newNode is the Node GKE would register for a VM of the pool: its labels, taints, capacity and allocatable.
+// newNode is the Node GKE would register for a VM of the pool: its labels, taints, capacity and allocatable. The
+// labels and taints the provider also reads are named in package wellknown, with their sources; the others are
+// written here as GKE sets them, and Kubernetes' well-known labels name the topology and instance-type keys.
 func newNode(t poolTarget, name, ip string) *corev1.Node {
 	mt := t.cfg.GetMachineType()
 	region := t.zone

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // GKE's cluster autoscaler's event reasons and, for a zone without capacity, its message (GKE "Troubleshoot the
@@ -66,7 +68,7 @@ func candidates(p *corev1.Pod, targets []poolTarget, classes map[string]computeC
 	for i, pr := range c.priorities {
 		for _, t := range targets {
 			// A class scales only pools that joined it (its label); the scheduler would refuse the others anyway.
-			if !taken[t.key()] && t.cfg.GetLabels()[LabelComputeClass] == name && pr.matches(t, newNode(t, "probe", "")) {
+			if !taken[t.key()] && t.cfg.GetLabels()[wellknown.ComputeClassLabel] == name && pr.matches(t, newNode(t, "probe", "")) {
 				taken[t.key()] = true
 				out = append(out, candidate{t: t, class: &c, prio: i})
 			}
@@ -74,7 +76,7 @@ func candidates(p *corev1.Pod, targets []poolTarget, classes map[string]computeC
 	}
 	if c.whenUnsatisfiable == "ScaleUpAnyway" {
 		for _, t := range targets {
-			if !taken[t.key()] && t.cfg.GetLabels()[LabelComputeClass] == name {
+			if !taken[t.key()] && t.cfg.GetLabels()[wellknown.ComputeClassLabel] == name {
 				out = append(out, candidate{t: t, class: &c, prio: len(c.priorities)})
 			}
 		}

@@ -83,7 +83,7 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 						return err
 					}
 					for _, n := range nodes {
-						if n.Labels[wellknown.FlexStartLabel] != "true" || hasTaint(n, wellknown.QueuedTaint) || !hasTaint(n, gkeemu.LabelComputeClass) {
+						if n.Labels[wellknown.FlexStartLabel] != "true" || hasTaint(n, wellknown.QueuedTaint) || !hasTaint(n, wellknown.ComputeClassLabel) {
 							return fmt.Errorf("flex-start node %s: labels %v, taints %v; want gke-flex-start, the class's taint, no gke-queued", n.Name, n.Labels, n.Spec.Taints)
 						}
 					}
@@ -178,7 +178,7 @@ func classWithoutTolerationPends(t *testing.T, class string) error {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "no-class-toleration", Namespace: "default"},
 		Spec: corev1.PodSpec{
-			NodeSelector: map[string]string{gkeemu.LabelComputeClass: class},
+			NodeSelector: map[string]string{wellknown.ComputeClassLabel: class},
 			Tolerations:  []corev1.Toleration{{Key: wellknown.TPUResource, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 			Containers: []corev1.Container{{Name: "c", Image: "busybox", Resources: corev1.ResourceRequirements{
 				Limits: corev1.ResourceList{wellknown.TPUResource: apiresource.MustParse("4")}, Requests: corev1.ResourceList{wellknown.TPUResource: apiresource.MustParse("4")}}}},
@@ -201,7 +201,7 @@ func classWithoutTolerationPends(t *testing.T, class string) error {
 		}
 		for _, e := range events.Items {
 			seen = e.Message
-			if e.Reason == gkeemu.ReasonNotTriggerScaleUp && strings.Contains(e.Message, "untolerated taint {"+gkeemu.LabelComputeClass+": "+class+"}") {
+			if e.Reason == gkeemu.ReasonNotTriggerScaleUp && strings.Contains(e.Message, "untolerated taint {"+wellknown.ComputeClassLabel+": "+class+"}") {
 				return true, nil
 			}
 		}

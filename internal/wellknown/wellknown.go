@@ -1,13 +1,8 @@
-// Package wellknown names the labels, annotations, taints and extended resources that GKE, Kueue and KubeRay define,
-// so that the provider, the drift oracle and the GKE emulator spell each one way. Kueue's come from Kueue's own
-// constants packages where those are small; the rest are written here, with where each is defined.
+// Package wellknown names the labels, annotations, taints, extended resources and controller names that GKE, Kueue and
+// KubeRay define, so that the provider, the drift oracle and the GKE emulator spell each one way. It imports nothing:
+// the emulator uses it too, and needs none of Kueue's types. The test checks Kueue's names against Kueue's own
+// constants.
 package wellknown
-
-import (
-	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	kueueconst "sigs.k8s.io/kueue/pkg/constants"
-	kueuejobs "sigs.k8s.io/kueue/pkg/controller/constants"
-)
 
 // Node labels, taints and resources of GKE's nodes. Sources: GKE "About TPUs in GKE" (concepts/tpus) and "Deploy TPU
 // workloads in GKE Standard" (how-to/tpus) for the TPU labels and the google.com/tpu=present taint; "Run a large-scale
@@ -32,25 +27,27 @@ const (
 	// ComputeClassLabel selects a ComputeClass in a pod's nodeSelector and marks the nodes of the pools that joined
 	// it; such pools also carry the taint ComputeClassLabel=NAME:NoSchedule.
 	ComputeClassLabel = "cloud.google.com/compute-class"
-	// TPUResource is a TPU node's extended resource and the key of its taint.
+	// TPUResource is a TPU node's extended resource, one per chip, and the key of its taint.
 	TPUResource = "google.com/tpu"
 	// GPUResource is a GPU node's extended resource and the key of its taint.
 	GPUResource = "nvidia.com/gpu"
 )
 
-// Kueue's names.
+// Kueue's names (Kueue v0.17: pkg/controller/constants, pkg/constants, the v1beta2 API, pkg/workloadslicing).
 const (
-	QueueNameLabel                = kueuejobs.QueueLabel
-	JobUIDLabel                   = kueuejobs.JobUIDLabel
-	PodSetLabel                   = kueueconst.PodSetLabel
-	LocalQueueLabel               = kueueconst.LocalQueueLabel
-	ClusterQueueLabel             = kueueconst.ClusterQueueLabel
-	ProvisioningRequestController = kueue.ProvisioningRequestControllerName
-	// ElasticJobAnnotation opts a job into workload slices (Kueue's pkg/workloadslicing, EnabledAnnotationKey; that
-	// package pulls in Kueue's scheduler, so the name is written here).
+	// QueueNameLabel puts a job in a LocalQueue.
+	QueueNameLabel = "kueue.x-k8s.io/queue-name"
+	// JobUIDLabel is on the Workloads Kueue makes for a job: the job's UID.
+	JobUIDLabel = "kueue.x-k8s.io/job-uid"
+	// PodSetLabel, LocalQueueLabel and ClusterQueueLabel are on the pod templates of the jobs Kueue admits.
+	PodSetLabel       = "kueue.x-k8s.io/podset"
+	LocalQueueLabel   = "kueue.x-k8s.io/local-queue-name"
+	ClusterQueueLabel = "kueue.x-k8s.io/cluster-queue-name"
+	// ProvisioningRequestController is the AdmissionCheck controller Kueue runs for ProvisioningRequests.
+	ProvisioningRequestController = "kueue.x-k8s.io/provisioning-request"
+	// ElasticJobAnnotation opts a job into workload slices.
 	ElasticJobAnnotation = "kueue.x-k8s.io/elastic-job"
 )
 
-// RayClusterLabel names a pod's RayCluster (KubeRay's controllers/ray/utils, RayClusterLabelKey; that package pulls in
-// KubeRay's controllers).
+// RayClusterLabel names a pod's RayCluster (KubeRay's controllers/ray/utils, RayClusterLabelKey).
 const RayClusterLabel = "ray.io/cluster"
