@@ -1,6 +1,7 @@
 // Command testreport reads `go test -json` on its standard input and writes what a reader of a CI log needs: each
-// package's result as it ends, the whole output of every test that failed, and at the end the slowest tests, which
-// say where a run's time went (the acceptance tests take most of it). It exits 1 when a test or a package failed.
+// package's result as it ends, the whole output of every test that failed or got no result (its binary timed out or
+// crashed), and at the end the slowest tests, which say where a run's time went (the acceptance tests take most of
+// it). It exits 1 when a test or a package failed.
 package main
 
 import (

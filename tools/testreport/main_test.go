@@ -52,10 +52,14 @@ func TestReportTimeout(t *testing.T) {
 	if !report(strings.NewReader(in), &out, 5) {
 		t.Error("a package that timed out should fail the report")
 	}
+	got := out.String()
 	for _, want := range []string{"no result (the test binary ended while it ran): TestHang", "panic: test timed out after 45m0s", "TestHang (45m0s)", "FAIL\tp/a"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q:\n%s", want, got)
 		}
+	}
+	if n := strings.Count(got, "panic: test timed out"); n != 1 || strings.Index(got, "no result") > strings.Index(got, "FAIL\tp/a") {
+		t.Errorf("the panic should show once (%d), before the package's result:\n%s", n, got)
 	}
 }
 
