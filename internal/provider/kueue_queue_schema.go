@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 var (
@@ -192,7 +193,7 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 								Optional:            true,
 								Computed:            true,
 								ElementType:         types.StringType,
-								Default:             listdefault.StaticValue(types.ListValueMust(types.StringType, []attr.Value{types.StringValue("google.com/tpu")})),
+								Default:             listdefault.StaticValue(types.ListValueMust(types.StringType, []attr.Value{types.StringValue(wellknown.TPUResource)})),
 								MarkdownDescription: "Resources the provisioning request covers (default `[\"google.com/tpu\"]`): only pod sets asking for them get capacity from DWS.",
 							},
 							"parameters": schema.MapAttribute{

@@ -80,7 +80,7 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 	role, binding, err := multikueue.Access(ctx, w.RBAC, m.worker())
 	if err != nil {
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("The ClusterRole and ClusterRoleBinding on the worker %s were written, but "+
-			"could not be read back, so changes made to them and to its ServiceAccount beside Terraform are not compared until the next apply: %v", ep.ref, err))
+			"could not be read back, so changes made to them and to the worker's ServiceAccount beside Terraform are not compared until the next apply: %v", ep.ref, err))
 		return kubeconfig, nil, nil
 	}
 	return kubeconfig, workerRights(w, m, role, binding), nil
@@ -146,7 +146,7 @@ type workerAccess struct {
 	objs    []liveObject
 	written map[string]liveObject
 	account []string
-	// accountErr says why account could not be told.
+	// accountErr says why the ServiceAccount could not be compared.
 	accountErr error
 }
 

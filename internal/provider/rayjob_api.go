@@ -245,7 +245,7 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 		if err != nil {
 			return nil, err
 		}
-		return c.Kueue.KueueV1beta2().Workloads(ns).Watch(ctx, metav1.ListOptions{LabelSelector: "kueue.x-k8s.io/job-uid=" + string(job.UID)})
+		return c.Kueue.KueueV1beta2().Workloads(ns).Watch(ctx, metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel + "=" + string(job.UID)})
 	}, func(ctx context.Context) (watch.Interface, error) {
 		return c.Ray.RayV1().RayJobs(ns).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
 	}, func(ctx context.Context) (watch.Interface, error) {

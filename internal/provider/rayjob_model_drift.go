@@ -3,7 +3,6 @@ package provider
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -190,7 +189,7 @@ func readWorkers(st *rayJobModel, want, job *rayv1.RayJob, take func(bool, func(
 func ownLabels(in map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range in {
-		if k != wellknown.QueueNameLabel && !strings.Contains(k, "kueue.x-k8s.io/") && !strings.Contains(k, "ray.io/") {
+		if !wellknown.InDomain(k, wellknown.KueueDomain) && !wellknown.InDomain(k, wellknown.RayDomain) {
 			out[k] = v
 		}
 	}
@@ -202,8 +201,8 @@ func ownAnnotations(in map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range in {
 		switch {
-		case k == specHashAnnotation, k == kubectlLastApplied, strings.HasPrefix(k, "kueue.x-k8s.io/"),
-			strings.HasPrefix(k, "autoscaling.x-k8s.io/"), strings.Contains(k, "ray.io/"):
+		case k == specHashAnnotation, k == kubectlLastApplied, wellknown.InDomain(k, wellknown.KueueDomain),
+			wellknown.InDomain(k, "autoscaling.x-k8s.io"), wellknown.InDomain(k, wellknown.RayDomain):
 		default:
 			out[k] = v
 		}

@@ -446,3 +446,21 @@ func TestOrphanedWorkloadOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnLabels: Kueue's and KubeRay's keys are theirs by domain (and subdomain), not by a substring, so a team's
+// own xray.io key stays the resource's, and its drift shows.
+func TestOwnLabels(t *testing.T) {
+	in := map[string]string{
+		"kueue.x-k8s.io/queue-name": "q", "provreq.kueue.x-k8s.io/x": "1", "ray.io/cluster": "c",
+		"xray.io/team": "a", "array.io/x": "b", "team": "c",
+	}
+	want := map[string]string{"xray.io/team": "a", "array.io/x": "b", "team": "c"}
+	if diff := cmp.Diff(want, ownLabels(in)); diff != "" {
+		t.Errorf("ownLabels (-want +got):\n%s", diff)
+	}
+	in["autoscaling.x-k8s.io/consumed"] = "x"
+	in[specHashAnnotation] = "h"
+	if diff := cmp.Diff(want, ownAnnotations(in)); diff != "" {
+		t.Errorf("ownAnnotations (-want +got):\n%s", diff)
+	}
+}

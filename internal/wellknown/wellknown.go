@@ -1,8 +1,10 @@
 // Package wellknown names the labels, annotations, taints, extended resources and controller names that GKE, Kueue and
-// KubeRay define, so that the provider, the drift oracle and the GKE emulator spell each one way. It imports nothing:
-// the emulator uses it too, and needs none of Kueue's types. The test checks Kueue's names against Kueue's own
+// KubeRay define, so that the provider, the drift oracle and the GKE emulator spell each one way. It imports no
+// Kubernetes package: the emulator uses it too, and needs none of Kueue's types. The test checks Kueue's names against Kueue's own
 // constants.
 package wellknown
+
+import "strings"
 
 // Node labels, taints and resources of GKE's nodes. Sources: GKE "About TPUs in GKE" (concepts/tpus) and "Deploy TPU
 // workloads in GKE Standard" (how-to/tpus) for the TPU labels and the google.com/tpu=present taint; "Run a large-scale
@@ -51,3 +53,17 @@ const (
 
 // RayClusterLabel names a pod's RayCluster (KubeRay's controllers/ray/utils, RayClusterLabelKey).
 const RayClusterLabel = "ray.io/cluster"
+
+// The domains whose keys Kueue and KubeRay write on the objects they manage (Kueue also under subdomains:
+// provreq.kueue.x-k8s.io, workload.kueue.x-k8s.io).
+const (
+	KueueDomain = "kueue.x-k8s.io"
+	RayDomain   = "ray.io"
+)
+
+// InDomain says whether the label or annotation key is in domain or one of its subdomains: "ray.io/cluster" and
+// "x.ray.io/y" are in ray.io, "xray.io/team" and "team" are not.
+func InDomain(key, domain string) bool {
+	prefix, _, found := strings.Cut(key, "/")
+	return found && (prefix == domain || strings.HasSuffix(prefix, "."+domain))
+}

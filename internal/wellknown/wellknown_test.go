@@ -1,6 +1,7 @@
 package wellknown
 
 import (
+	"strings"
 	"testing"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -23,6 +24,26 @@ func TestKueueNames(t *testing.T) {
 	} {
 		if tc.ours != tc.kueues {
 			t.Errorf("%q is %q in Kueue", tc.ours, tc.kueues)
+		}
+	}
+}
+
+func TestInDomain(t *testing.T) {
+	for key, want := range map[string]bool{
+		"ray.io/cluster": true,
+		"x.ray.io/y":     true,
+		"xray.io/team":   false,
+		"array.io/x":     false,
+		"team":           false,
+		"ray.io":         false,
+		"provreq.kueue.x-k8s.io/maxRunDurationSeconds": true,
+		"kueue.x-k8s.io/queue-name":                    true,
+		"example.com/kueue.x-k8s.io":                   false,
+	} {
+		for _, d := range []string{RayDomain, KueueDomain} {
+			if got := InDomain(key, d); got != (want && strings.Contains(key, d)) {
+				t.Errorf("InDomain(%q, %q) = %v", key, d, got)
+			}
 		}
 	}
 }
