@@ -200,12 +200,12 @@ func ensureToken(ctx context.Context, core corev1client.CoreV1Interface, w Worke
 
 // liveUID is the ServiceAccount's UID now; an error when it is gone (removed by another apply or manager meanwhile).
 func liveUID(ctx context.Context, core corev1client.CoreV1Interface, w Worker) (types.UID, error) {
-	sa, err := core.ServiceAccounts(KueueNamespace).Get(ctx, w.ServiceAccount, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("ServiceAccount %s/%s was deleted while its token was awaited: another apply, or another manager's, removed it; apply again", KueueNamespace, w.ServiceAccount)
+	sa, err := Account(ctx, core, w)
+	if err == nil && sa == nil {
+		err = fmt.Errorf("ServiceAccount %s/%s was deleted while its token was awaited: another apply, or another manager's, removed it; apply again", KueueNamespace, w.ServiceAccount)
 	}
 	if err != nil {
-		return "", fmt.Errorf("reading ServiceAccount %s: %w", w.ServiceAccount, err)
+		return "", err
 	}
 	return sa.UID, nil
 }
@@ -368,6 +368,15 @@ func anyOf(list []string, v string) bool {
 // Token is the worker's current token, nil when its Secret is gone, not filled yet, or filled for an earlier
 // ServiceAccount of the same name.
 func Token(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]byte, error) {
+	sa, err := Account(ctx, core, w)
+	if err != nil {
+		return nil, err
+	}
+	return TokenOf(ctx, core, w, sa)
+}
+
+// TokenOf is Token for a ServiceAccount already read (Account; nil when there is none).
+func TokenOf(ctx context.Context, core corev1client.CoreV1Interface, w Worker, sa *corev1.ServiceAccount) ([]byte, error) {
 	s, err := core.Secrets(KueueNamespace).Get(ctx, w.TokenSecret(), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -380,14 +389,7 @@ func Token(ctx context.Context, core corev1client.CoreV1Interface, w Worker) ([]
 		return token, nil
 	}
 	// A token signed for an earlier ServiceAccount of this name opens nothing.
-	sa, err := core.ServiceAccounts(KueueNamespace).Get(ctx, w.ServiceAccount, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading ServiceAccount %s: %w", w.ServiceAccount, err)
-	}
-	if !boundTo(s, sa.UID) {
+	if sa == nil || !boundTo(s, sa.UID) {
 		return nil, nil
 	}
 	return token, nil

@@ -128,7 +128,7 @@ func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *ku
 	}
 	access := workerRights(w, m, role, binding)
 	access.account, access.accountErr = accountChanges(sa, m.workerOf(c.Host))
-	token, err := multikueue.Token(ctx, w.Core, m.worker())
+	token, err := multikueue.TokenOf(ctx, w.Core, m.worker(), sa)
 	if err != nil {
 		return false, nil, &unreachable{ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)}
 	}
