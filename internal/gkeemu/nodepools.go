@@ -313,7 +313,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	}
 	s.fillNodePool(c, np)
 	c.pb.NodePools = append(c.pb.NodePools, np)
-	stockout := s.faults.takeStockout(np.Name)
+	stockout := s.takeStockout(c.pb.Name, np.Name)
 	return s.startOp(c, containerpb.Operation_CREATE_NODE_POOL, name, func() *apiError {
 		if stockout {
 			msg := fmt.Sprintf("Instance '%s' creation failed: GCE_STOCKOUT: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request. Try a different zone, or try again later.",

@@ -89,7 +89,7 @@ func (s *Server) startOpPrepared(c *cluster, typ containerpb.Operation_Type, tar
 	s.ops[name] = op
 	s.opOrder = append(s.opOrder, name)
 	c.activeOp = op
-	delay := s.opts.OperationDelay + s.faults.extraDelay
+	delay := s.opts.OperationDelay + s.extraDelay(c.pb.Name)
 	op.timers = append(op.timers,
 		time.AfterFunc(delay/4, func() {
 			s.mu.Lock()

@@ -157,7 +157,7 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 				why["in backoff after failed scale-up"]++
 				continue
 			}
-			if a.emu.ScaleUpStockedOut(t.pool) {
+			if a.emu.For(t.clusterName).ScaleUpStockedOut(t.pool) {
 				if a.checkingCapacity(c, now) {
 					if _, told := a.capacityChecks[t.key()]; !told {
 						a.capacityChecks[t.key()] = now

@@ -7,6 +7,7 @@ package gkeemu
 
 import (
 	"crypto/rsa"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -43,11 +44,13 @@ type Server struct {
 	clusters map[string]*cluster // by projects/P/locations/L/clusters/C
 	ops      map[string]*operation
 	opOrder  []string
-	calls    map[string]int
-	faults   faults
-	nextID   int
-	table    map[routeKey]route
-	dws      []*DWS
+	// calls counts the calls served by method, for every call (under "") and by the cluster they are about.
+	calls map[string]map[string]int
+	// faults are what tests injected, by the cluster they fail the calls of ("" for any call).
+	faults map[string]*faults
+	nextID int
+	table  map[routeKey]route
+	dws    []*DWS
 	// planes gives clusters their control planes; nil points every cluster at opts.ClusterEndpoint.
 	planes ControlPlanes
 	// dwsByCluster is the DWS behaviour set for one cluster on the admin API.
@@ -84,7 +87,7 @@ func New(opts Options) *Server {
 		opts:     opts,
 		clusters: map[string]*cluster{},
 		ops:      map[string]*operation{},
-		calls:    map[string]int{},
+		calls:    map[string]map[string]int{},
 	}
 	s.table = s.routes()
 	return s
@@ -106,24 +109,6 @@ func (s *Server) SetClusterEndpoint(endpoint, caCertificate string) {
 		c.pb.Endpoint = endpoint
 		c.pb.MasterAuth = &containerpb.MasterAuth{ClusterCaCertificate: caCertificate}
 	}
-}
-
-// Calls returns how many times each API method was called, by its RPC name (e.g. "ListNodePools").
-func (s *Server) Calls() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[string]int, len(s.calls))
-	for k, v := range s.calls {
-		out[k] = v
-	}
-	return out
-}
-
-// ResetCalls sets every call count back to zero.
-func (s *Server) ResetCalls() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls = map[string]int{}
 }
 
 // route is one API method: its RPC name and the handler that serves it. Handlers run with s.mu held.
@@ -179,8 +164,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	s.calls[rt.method]++
-	if e := s.faults.take(rt.method); e != nil {
+	cluster := s.clusterOf(rt.method, req)
+	s.countCall(rt.method, cluster)
+	if e := s.takeFault(rt.method, cluster); e != nil {
 		s.mu.Unlock()
 		writeError(w, e)
 		return
@@ -221,6 +207,29 @@ func (s *Server) authenticate(r *http.Request) *apiError {
 		}
 	}
 	return errorf(codes.Unauthenticated, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+}
+
+// clusterOf names the cluster a call is about, "" for a call about none (ListClusters). Callers hold s.mu.
+func (s *Server) clusterOf(method string, r *request) string {
+	p := r.parts
+	switch {
+	case len(p) >= 6 && p[4] == "clusters":
+		return p[5]
+	case len(p) >= 6 && p[4] == "operations":
+		if op := s.ops[p[5]]; op != nil && op.cluster != nil {
+			return op.cluster.pb.Name
+		}
+	case method == "CreateCluster":
+		var body struct {
+			Cluster struct {
+				Name string `json:"name"`
+			} `json:"cluster"`
+		}
+		if json.Unmarshal(r.body, &body) == nil {
+			return body.Cluster.Name
+		}
+	}
+	return ""
 }
 
 // match finds the API method for a request path. Paths follow the v1 HTTP rules of google.container.v1.ClusterManager

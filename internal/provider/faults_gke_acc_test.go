@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 )
 
 // The GKE methods each step of the burst test calls: every one of them gets its faults, and every fault must be met.
@@ -27,26 +28,28 @@ var (
 	destroyMethods = []string{"DeleteNodePool", "DeleteCluster", "GetOperation"}
 )
 
-// burst makes the next two calls of each method fail, alternately with 429 and 503, as GKE does under quota
-// pressure and during its own incidents.
-func burst(methods []string) func() {
+// burst makes the next two calls of each method about the cluster fail, alternately with 429 and 503, as GKE does
+// under quota pressure and during its own incidents.
+func burst(f gkeemu.Faults, methods []string) func() {
 	return func() {
 		for i, m := range methods {
 			status := http.StatusTooManyRequests
 			if i%2 == 1 {
 				status = http.StatusServiceUnavailable
 			}
-			emu.FailNext(m, 2, status, "")
+			f.FailNext(m, 2, status, "")
 		}
 	}
 }
 
 // burstMet checks that the step met every fault burst injected.
-func burstMet(*terraform.State) error {
-	if left := emu.PendingFaults(); len(left) > 0 {
-		return fmt.Errorf("faults injected but never met (the step did not call these methods as often): %v", left)
+func burstMet(f gkeemu.Faults) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if left := f.Pending(); len(left) > 0 {
+			return fmt.Errorf("faults injected but never met (the step did not call these methods as often): %v", left)
+		}
+		return nil
 	}
-	return nil
 }
 
 func clusterAndPairConfig(name string, maxNodes int, label string) string {
@@ -70,8 +73,10 @@ resource "dwsfallback_tpu_pool_pair" "test" {
 
 // Every method the provider calls answers 429 or 503 twice before it works: create, update and destroy all finish.
 func TestAccFaults_transientBursts(t *testing.T) {
-	t.Cleanup(emu.ClearFaults)
+	t.Parallel() // GKE only, its faults its cluster's
 	ref := clusterRef{Project: testProject, Location: testLocation, Name: "acc-bursts"}
+	faults := emu.For(ref.Name)
+	t.Cleanup(faults.Clear)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		CheckDestroy: func(*terraform.State) error {
@@ -83,31 +88,31 @@ func TestAccFaults_transientBursts(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				PreConfig: burst(createMethods),
+				PreConfig: burst(faults, createMethods),
 				Config:    clusterAndPairConfig("acc-bursts", 4, "a"),
-				Check:     burstMet,
+				Check:     burstMet(faults),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
 				},
 			},
 			{
-				PreConfig: burst(updateMethods),
+				PreConfig: burst(faults, updateMethods),
 				Config:    clusterAndPairConfig("acc-bursts", 8, "b"),
-				Check:     burstMet,
+				Check:     burstMet(faults),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("max_nodes"), knownvalue.Int64Exact(8)),
 					statecheck.ExpectKnownValue("dwsfallback_cluster.test", tfjsonpath.New("labels").AtMapKey("purpose"), knownvalue.StringExact("b")),
 				},
 			},
 			{
-				PreConfig: burst(destroyMethods),
+				PreConfig: burst(faults, destroyMethods),
 				Config:    clusterAndPairConfig("acc-bursts", 8, "b"),
 				Destroy:   true,
 			},
 			{
 				// Destroy steps run no Check: this step confirms the destroy met its faults.
 				PreConfig: func() {
-					if err := burstMet(nil); err != nil {
+					if err := burstMet(faults)(nil); err != nil {
 						t.Error(err)
 					}
 				},
@@ -121,6 +126,7 @@ func TestAccFaults_transientBursts(t *testing.T) {
 
 // Two pool pairs on one cluster in one apply: GKE runs one operation per cluster at a time, and both still finish.
 func TestAccFaults_twoPairsOneCluster(t *testing.T) {
+	t.Parallel() // GKE only, on a cluster of its own
 	ref := createTestCluster(t, "acc-two-pairs")
 	cfg := fmt.Sprintf(`
 resource "dwsfallback_tpu_pool_pair" "a" {
@@ -162,8 +168,10 @@ resource "dwsfallback_tpu_pool_pair" "b" {
 // An operation slower than the resource's timeout fails the apply with the pool's name; the state keeps the pool, and
 // the next apply (no longer slow) finishes with exactly the configured pools.
 func TestAccFaults_slowerThanTimeout(t *testing.T) {
-	t.Cleanup(func() { emu.SlowOperations(0) })
+	t.Parallel() // GKE only, its faults its cluster's
 	ref := createTestCluster(t, "acc-slow")
+	slow := emu.For(ref.Name)
+	t.Cleanup(slow.Clear)
 	base := pairConfig("acc-slow", "od", "dws", 4)
 	withTimeout := base[:len(base)-2] + "  timeouts = { create = \"2s\" }\n}\n"
 	resource.Test(t, resource.TestCase{
@@ -171,12 +179,12 @@ func TestAccFaults_slowerThanTimeout(t *testing.T) {
 		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { emu.SlowOperations(5 * time.Second) },
+				PreConfig:   func() { slow.SlowOperations(5 * time.Second) },
 				Config:      withTimeout,
 				ExpectError: regexp.MustCompile(`(?s)creating TPU node pool \(od\).*(deadline|timed out)`),
 			},
 			{
-				PreConfig: func() { emu.SlowOperations(0) },
+				PreConfig: func() { slow.SlowOperations(0) },
 				Config:    base,
 				Check: func(*terraform.State) error {
 					pools := testPools(t, ref)
@@ -192,6 +200,7 @@ func TestAccFaults_slowerThanTimeout(t *testing.T) {
 
 // A refresh after the cluster was deleted out of band: the pool pair leaves state and is planned again, no error.
 func TestAccFaults_clusterGone(t *testing.T) {
+	t.Parallel() // GKE only, on a cluster of its own
 	ref := createTestCluster(t, "acc-gone-cluster")
 	cfg := pairConfig("acc-gone-cluster", "od", "dws", 4)
 	resource.Test(t, resource.TestCase{
@@ -246,10 +255,12 @@ resource "dwsfallback_kueue_queue" "test" {
 // Ctrl-C in the middle of creating the pool pair: terraform stops the provider, the apply fails, and the next apply
 // finishes with exactly the configured pools: no "already exists", nothing orphaned.
 func TestAccFaults_interruptedCreate(t *testing.T) {
+	t.Parallel() // GKE only, its faults its cluster's
 	ref := createTestCluster(t, "acc-interrupt")
-	t.Cleanup(func() { emu.SlowOperations(0) })
+	slow := emu.For(ref.Name)
+	t.Cleanup(slow.Clear)
 	tf := newTFRun(t, pairConfig(ref.Name, "od", "dws", 4), "DWSFALLBACK_CONTAINER_ENDPOINT="+emuEndpoint)
-	emu.SlowOperations(3 * time.Second)
+	slow.SlowOperations(3 * time.Second)
 	var out bytes.Buffer
 	cmd := tf.interruptible(&out, "apply", "-auto-approve")
 	deadline := time.Now().Add(time.Minute)
@@ -265,7 +276,7 @@ func TestAccFaults_interruptedCreate(t *testing.T) {
 		t.Fatalf("the interrupted apply succeeded:\n%s", out.String())
 	}
 	t.Logf("interrupted apply:\n%s", out.String())
-	emu.SlowOperations(0)
+	slow.SlowOperations(0)
 
 	second := tf.mustRun("apply", "-auto-approve")
 	if strings.Contains(second, "already exists") {

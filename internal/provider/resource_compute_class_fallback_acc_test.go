@@ -65,13 +65,14 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 		cfg := jobsConfig("acc-cap", "cap", []int{id}, extra)
 		return strings.Replace(cfg, "depends_on = [dwsfallback_kueue_queue.test]", "depends_on = [dwsfallback_kueue_queue.test"+after+"]", 1)
 	}
-	t.Cleanup(func() { emu.StockoutScaleUps("on-demand-pool", false) })
+	capacity := emu.For("acc-cap")
+	t.Cleanup(capacity.Clear)
 	var running map[string]string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { emu.StockoutScaleUps("on-demand-pool", true) },
+				PreConfig: func() { capacity.StockoutScaleUps("on-demand-pool", true) },
 				Config:    base + job(1, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					nodesByPool("job1", map[string]int{"default-pool": 1, "flex-start-pool": 4}),
@@ -91,7 +92,7 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 				},
 			},
 			{
-				PreConfig: func() { emu.StockoutScaleUps("on-demand-pool", false) },
+				PreConfig: func() { capacity.StockoutScaleUps("on-demand-pool", false) },
 				Config:    base + job(1, "") + job(2, ", dwsfallback_rayjob.job1"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					nodesByPool("job2", map[string]int{"default-pool": 1, "on-demand-pool": 4}),
@@ -221,9 +222,9 @@ func TestAccExample_capacityFallback(t *testing.T) {
 	tf := exampleRun(t, "capacity-fallback")
 	vars := []string{"-var", "create_cluster=false", "-var", "cluster=" + ref.String(), "-var", "install_kueue=false",
 		"-var", "on_demand_pool=od-cap", "-var", "flex_start_pool=fs-cap", "-var", "compute_class=cap-example"}
-	emu.StockoutScaleUps("od-cap", true)
+	emu.For(ref.Name).StockoutScaleUps("od-cap", true)
 	t.Cleanup(func() {
-		emu.StockoutScaleUps("od-cap", false)
+		emu.For(ref.Name).Clear()
 		tf.run(append([]string{"apply", "-destroy", "-auto-approve", "-input=false"}, vars...)...)
 	})
 	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)

@@ -227,18 +227,19 @@ func TestAccRayJob_stockoutFailsEarly(t *testing.T) {
 	base := pairConfig("acc-stock", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-stock", "stock", 16)
 	cfg := base + jobsConfig("acc-stock", "stock", []int{1}, `wait_for = "running"
   timeouts = { create = "10m" }`)
-	t.Cleanup(func() { emu.StockoutScaleUps("on-demand-pool", false) })
+	capacity := emu.For("acc-stock")
+	t.Cleanup(capacity.Clear)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { emu.StockoutScaleUps("on-demand-pool", true) },
+				PreConfig: func() { capacity.StockoutScaleUps("on-demand-pool", true) },
 				Config:    cfg,
 				ExpectError: patternRE(`(?s)node pool on-demand-pool.*Node scale up in zones ` + testLocation +
 					` associated with this pod failed: GCE out of resources.*admitted on stock-on-demand`),
 			},
 			{
-				PreConfig: func() { emu.StockoutScaleUps("on-demand-pool", false) },
+				PreConfig: func() { capacity.StockoutScaleUps("on-demand-pool", false) },
 				Config:    cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("nodes_by_pool"),

@@ -126,7 +126,9 @@ func TestAccTPUPoolPair_basic(t *testing.T) {
 }
 
 func TestAccTPUPoolPair_drift(t *testing.T) {
+	t.Parallel() // GKE only, its calls counted on its cluster
 	ref := createTestCluster(t, "acc-drift")
+	var autoscalingCalls int
 	cfg := pairConfig("acc-drift", "od", "dws", 4)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
@@ -167,7 +169,7 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 				// pool's unchanged bounds once hid: the plan shows it, and the apply repairs that pool alone.
 				PreConfig: func() {
 					setMaxNodes(t, ref, "od", 12)
-					autoscalingCalls = emu.Calls()["SetNodePoolAutoscaling"]
+					autoscalingCalls = emu.For(ref.Name).Calls()["SetNodePoolAutoscaling"]
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -178,7 +180,7 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 					if od, fx := pools["od"].GetAutoscaling().GetMaxNodeCount(), pools["dws"].GetAutoscaling().GetMaxNodeCount(); od != 4 || fx != 4 {
 						return fmt.Errorf("after the apply: on-demand max %d, flex max %d; want both 4", od, fx)
 					}
-					if n := emu.Calls()["SetNodePoolAutoscaling"] - autoscalingCalls; n != 1 {
+					if n := emu.For(ref.Name).Calls()["SetNodePoolAutoscaling"] - autoscalingCalls; n != 1 {
 						return fmt.Errorf("the apply set autoscaling %d times, want once (the drifted pool only)", n)
 					}
 					return nil
@@ -188,8 +190,6 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 		},
 	})
 }
-
-var autoscalingCalls int
 
 // setMaxNodes changes a pool's autoscaling maximum out of band, as gcloud does.
 func setMaxNodes(t *testing.T, ref clusterRef, pool string, maxNodes int32) {
@@ -247,14 +247,16 @@ func TestAccTPUPoolPair_disappears(t *testing.T) {
 }
 
 func TestAccTPUPoolPair_stockout(t *testing.T) {
+	t.Parallel() // GKE only, its faults its cluster's
 	ref := createTestCluster(t, "acc-stockout")
+	t.Cleanup(emu.For(ref.Name).Clear)
 	cfg := pairConfig("acc-stockout", "od", "dws", 4)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
 		Steps: []resource.TestStep{
 			{
-				PreConfig:   func() { emu.Stockout("dws", 1) },
+				PreConfig:   func() { emu.For(ref.Name).Stockout("dws", 1) },
 				Config:      cfg,
 				ExpectError: regexp.MustCompile(`(?s)creating TPU node pool \(dws\).*GCE_STOCKOUT`),
 			},
@@ -353,6 +355,7 @@ func TestAccTPUPoolPair_defaults(t *testing.T) {
 // TestAccTPUPoolPair_errorRecreated: a pool GKE puts in ERROR after the pair was applied is recreated by the next
 // apply, as the status attribute's description says; the other pool is kept.
 func TestAccTPUPoolPair_errorRecreated(t *testing.T) {
+	t.Parallel() // GKE only, on a cluster of its own
 	ref := createTestCluster(t, "acc-broken")
 	cfg := pairConfig("acc-broken", "od", "dws", 4)
 	var odCreated string
@@ -363,8 +366,8 @@ func TestAccTPUPoolPair_errorRecreated(t *testing.T) {
 			{Config: cfg, Check: func(*terraform.State) error { odCreated = testPools(t, ref)["od"].GetEtag(); return nil }},
 			{
 				PreConfig: func() {
-					if n := emu.BreakPool("dws", "Instance group manager failed: GCE_STOCKOUT"); n != 1 {
-						t.Fatalf("broke %d pools named dws, want 1", n)
+					if n := emu.For(ref.Name).BreakPool("dws", "Instance group manager failed: GCE_STOCKOUT"); n != 1 {
+						t.Fatalf("broke %d pools named dws in %s, want 1", n, ref.Name)
 					}
 				},
 				Config: cfg,
