@@ -15,6 +15,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // privateClusterBaseline keeps the cluster the last apply asked GKE for, as GKE makes it: Read compares the live
@@ -98,9 +99,9 @@ func driftNames(d types.List, obj string, fields ...string) bool {
 	return false
 }
 
-func readClusterBaseline(ctx context.Context, p privateGetter, diags *diag.Diagnostics) *containerpb.Cluster {
+func readClusterBaseline(ctx context.Context, p tfvalue.PrivateGetter, diags *diag.Diagnostics) *containerpb.Cluster {
 	var raw json.RawMessage
-	if !readPrivate(ctx, p, privateClusterBaseline, &raw, diags) {
+	if !tfvalue.ReadPrivate(ctx, p, privateClusterBaseline, &raw, diags) {
 		return nil
 	}
 	c := &containerpb.Cluster{}
@@ -110,13 +111,13 @@ func readClusterBaseline(ctx context.Context, p privateGetter, diags *diag.Diagn
 	return c
 }
 
-func writeClusterBaseline(ctx context.Context, p privateState, m *clusterModel, diags *diag.Diagnostics) {
+func writeClusterBaseline(ctx context.Context, p tfvalue.PrivateState, m *clusterModel, diags *diag.Diagnostics) {
 	b, err := protojson.Marshal(clusterWanted(m))
 	if err != nil {
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("the cluster was applied, but what it asked of GKE could not be kept: %v", err))
 		return
 	}
-	writePrivate(ctx, p, privateClusterBaseline, json.RawMessage(b), diags)
+	tfvalue.WritePrivate(ctx, p, privateClusterBaseline, json.RawMessage(b), diags)
 }
 
 // privateRecreating names the default pools a repair deleted to make again, until it made them: a pool left deleted
@@ -146,7 +147,7 @@ func recreatedDefaultPools(planned types.List) []string {
 // again: auto-repair, auto-upgrade and upgrade settings in place; a pool the plan named changed where only a new pool
 // can differ (made again by hand with another machine type, scopes or size), by deleting and creating it again. A
 // difference that arose after the plan waits for the next one.
-func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef, m *clusterModel, planned types.List, p privateState, diags *diag.Diagnostics) error {
+func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef, m *clusterModel, planned types.List, p tfvalue.PrivateState, diags *diag.Diagnostics) error {
 	cl, err := findCluster(ctx, client, ref)
 	if err != nil {
 		return err
@@ -162,7 +163,7 @@ func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef,
 		var calls []func(context.Context) (*containerpb.Operation, error)
 		switch {
 		case slices.Contains(recreate, want.GetName()):
-			writePrivate(ctx, p, privateRecreating, []string{want.GetName()}, diags)
+			tfvalue.WritePrivate(ctx, p, privateRecreating, []string{want.GetName()}, diags)
 			if have != nil {
 				calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) {
 					return client.API().DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: name})
@@ -181,7 +182,7 @@ func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef,
 			}
 		}
 		if slices.Contains(recreate, want.GetName()) {
-			writePrivate(ctx, p, privateRecreating, nil, diags)
+			tfvalue.WritePrivate(ctx, p, privateRecreating, nil, diags)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -45,7 +46,7 @@ func expandCluster(m *clusterModel) *containerpb.Cluster {
 			Management:       &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true},
 			UpgradeSettings:  &containerpb.NodePool_UpgradeSettings{MaxSurge: 1},
 		}},
-		ResourceLabels: stringMap(m.Labels),
+		ResourceLabels: tfvalue.StringMap(m.Labels),
 	}
 	if ch, ok := containerpb.ReleaseChannel_Channel_value[m.ReleaseChannel.ValueString()]; ok {
 		c.ReleaseChannel = &containerpb.ReleaseChannel{Channel: containerpb.ReleaseChannel_Channel(ch)}
@@ -83,7 +84,7 @@ func flattenCluster(m *clusterModel, c *containerpb.Cluster) {
 	m.ImageStreaming = types.BoolValue(c.GetNodePoolDefaults().GetNodeConfigDefaults().GetGcfsConfig().GetEnabled())
 	m.RayOperator = types.BoolValue(c.GetAddonsConfig().GetRayOperatorConfig().GetEnabled())
 	m.ReleaseChannel = types.StringValue(c.GetReleaseChannel().GetChannel().String())
-	m.Labels = mapValue(c.GetResourceLabels())
+	m.Labels = tfvalue.MapValue(c.GetResourceLabels())
 	m.Endpoint = types.StringValue(c.GetEndpoint())
 	m.CACertificate = types.StringValue(c.GetMasterAuth().GetClusterCaCertificate())
 	m.Status = types.StringValue(c.GetStatus().String())

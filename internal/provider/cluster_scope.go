@@ -17,6 +17,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -67,7 +68,7 @@ func sameClusterModifier(what string) planmodifier.String {
 // suffix or kubeID leaves the id to the resource. A cluster whose resolved project or location moved (a new provider
 // default) is another cluster, and replaces the resource.
 func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, suffix, kubeID string) {
-	cluster := rootString(req.Plan.Raw, "cluster")
+	cluster := tfvalue.RootString(req.Plan.Raw, "cluster")
 	if resp.Diagnostics.HasError() || cluster.IsUnknown() {
 		return
 	}
@@ -79,32 +80,32 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 		}
 		// Nothing to resolve with a kubernetes block; what the configuration sets stays as it is.
 		for _, a := range []string{"project", "location"} {
-			if rootString(req.Config.Raw, a).IsNull() {
-				resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, a, types.StringNull())...)
+			if tfvalue.RootString(req.Config.Raw, a).IsNull() {
+				resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, a, types.StringNull())...)
 			}
 		}
 		if kubeID != "" {
-			resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "id", types.StringValue(kubeID))...)
+			resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "id", types.StringValue(kubeID))...)
 		}
 		return
 	}
 	// A project or location carried over from state is not the configuration's word: resolve from the config.
-	cfgProject, cfgLocation := rootString(req.Config.Raw, "project"), rootString(req.Config.Raw, "location")
+	cfgProject, cfgLocation := tfvalue.RootString(req.Config.Raw, "project"), tfvalue.RootString(req.Config.Raw, "location")
 	if cfgProject.IsUnknown() || cfgLocation.IsUnknown() {
 		return
 	}
-	ref, err := resolveCluster(cluster.ValueString(), knownString(cfgProject), knownString(cfgLocation), c)
+	ref, err := resolveCluster(cluster.ValueString(), tfvalue.KnownString(cfgProject), tfvalue.KnownString(cfgLocation), c)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "project", types.StringValue(ref.Project))...)
-	resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "location", types.StringValue(ref.Location))...)
+	resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "project", types.StringValue(ref.Project))...)
+	resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "location", types.StringValue(ref.Location))...)
 	if suffix != "" {
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "id", types.StringValue(ref.String()+"/"+suffix))...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "id", types.StringValue(ref.String()+"/"+suffix))...)
 	}
 	if !req.State.Raw.IsNull() {
-		was, wasLocation := rootString(req.State.Raw, "project"), rootString(req.State.Raw, "location")
+		was, wasLocation := tfvalue.RootString(req.State.Raw, "project"), tfvalue.RootString(req.State.Raw, "location")
 		// The objects belong to another cluster now. Terraform honours a replacement only on an attribute whose
 		// value changes in the plan, which cluster need not (a bare name under a new provider default): so it is
 		// asked on project or location, whichever moved.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 func computeClassObject(u *unstructured.Unstructured) liveObject {
@@ -17,7 +18,7 @@ func computeClassObject(u *unstructured.Unstructured) liveObject {
 
 // recordClassBaseline keeps what this write left on the class. The spec is written whole (an update), so it is
 // compared whole: a field another writer adds to it is one the next update removes.
-func recordClassBaseline(ctx context.Context, c *kube.Clients, u *unstructured.Unstructured, p privateState, diags *diag.Diagnostics) {
+func recordClassBaseline(ctx context.Context, c *kube.Clients, u *unstructured.Unstructured, p tfvalue.PrivateState, diags *diag.Diagnostics) {
 	b, err := classBaseline(c, u)
 	if err != nil {
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("ComputeClass %s was applied, but what the apply left could not be read back, so "+

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // flexStartMaxRun is the longest a flex-start node lives (GKE "About flex-start provisioning mode": up to 7 days).
@@ -16,14 +17,14 @@ const flexStartMaxRun = 7 * 24 * 3600
 
 // validateComputeClass checks what GKE's ComputeClass CRD and docs refuse, on what is known (u lists the unknowns).
 // The quoted sentences are GKE's own validation messages.
-func validateComputeClass(m *computeClassModel, u unknowns, diags *diag.Diagnostics) {
+func validateComputeClass(m *computeClassModel, u tfvalue.Unknowns, diags *diag.Diagnostics) {
 	if name := m.Name.ValueString(); strings.HasPrefix(name, "gke") || strings.HasPrefix(name, "autopilot") {
 		diags.AddAttributeError(path.Root("name"), "Reserved ComputeClass name",
 			fmt.Sprintf("GKE refuses ComputeClass names that begin with \"gke\" or \"autopilot\" (About custom compute classes); %q does.", name))
 	}
 	for i, p := range m.Priorities {
 		// A priority's rules relate its fields: with any of them unknown, they are checked once all are known.
-		if u.under("priorities", i) {
+		if u.Under("priorities", i) {
 			continue
 		}
 		validatePriority(i, p, diags)

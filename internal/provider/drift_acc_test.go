@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -35,7 +37,7 @@ func newDriftTally() *driftTally {
 }
 
 func (d *driftTally) report(t *testing.T) {
-	kinds := sortedKeys(d.tried)
+	kinds := slices.Sorted(maps.Keys(d.tried))
 	for _, k := range kinds {
 		t.Logf("%s: %d changes tried: %d planned (%d of them applied, which repaired them), %d refused by the API, %d undone by the API itself",
 			k, d.tried[k], d.planned[k], d.repaired[k], len(d.refused[k]), len(d.undone[k]))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // privateBaselines keeps, per object ("Kind/name", or "Kind/namespace/name"), what the provider's last write left on
@@ -122,14 +123,14 @@ func keyedDiff(ty *drift.Types, key string, b drift.Baseline, live map[string]an
 	return out, nil
 }
 
-func readBaselines(ctx context.Context, p privateGetter, diags *diag.Diagnostics) map[string]drift.Baseline {
+func readBaselines(ctx context.Context, p tfvalue.PrivateGetter, diags *diag.Diagnostics) map[string]drift.Baseline {
 	var out map[string]drift.Baseline
-	readPrivate(ctx, p, privateBaselines, &out, diags)
+	tfvalue.ReadPrivate(ctx, p, privateBaselines, &out, diags)
 	return out
 }
 
-func recordBaselines(ctx context.Context, p privateState, b map[string]drift.Baseline, diags *diag.Diagnostics) {
-	writePrivate(ctx, p, privateBaselines, b, diags)
+func recordBaselines(ctx context.Context, p tfvalue.PrivateState, b map[string]drift.Baseline, diags *diag.Diagnostics) {
+	tfvalue.WritePrivate(ctx, p, privateBaselines, b, diags)
 }
 
 // driftAttribute is the `drift` attribute every resource that writes Kubernetes objects has; repair says what the
@@ -194,7 +195,7 @@ func sameDrift(a []string, b types.List) bool {
 // recordApplied keeps what an apply left on objs (as the server answered it, or read back after it), for Read to
 // compare the live objects with. Without it, drift is not compared until the next apply: a warning, since the apply
 // itself did what it was asked.
-func recordApplied(ctx context.Context, c *kube.Clients, what string, objs []liveObject, p privateState, diags *diag.Diagnostics) {
+func recordApplied(ctx context.Context, c *kube.Clients, what string, objs []liveObject, p tfvalue.PrivateState, diags *diag.Diagnostics) {
 	recordBaselines(ctx, p, appliedBaselines(c, what, objs, byManager, diags), diags)
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // managerKinds are the kinds of the chart's objects compared with what the release wrote: Kueue's manager (its
@@ -142,7 +143,7 @@ func managerGVKs(objs []writtenObject) []k8sschema.GroupVersionKind {
 
 // recordInstall keeps what the release wrote on its manager objects, for Read to compare; a warning when it cannot,
 // since the install itself did what it was asked.
-func recordInstall(ctx context.Context, c *kube.Clients, rel *release.Release, p privateState, diags *diag.Diagnostics) {
+func recordInstall(ctx context.Context, c *kube.Clients, rel *release.Release, p tfvalue.PrivateState, diags *diag.Diagnostics) {
 	objs, err := releaseManagerObjects(ctx, c, rel)
 	var b map[string]drift.Baseline
 	if err == nil {

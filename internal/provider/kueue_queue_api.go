@@ -19,6 +19,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -539,7 +540,7 @@ func refuseMultiKueueWithDWS(ctx context.Context, c *kube.Clients, m *kueueQueue
 	for _, ch := range m.checks() {
 		prov = append(prov, ch.p.AdmissionCheck.ValueString())
 	}
-	for _, name := range stringList(m.AdmissionChecks) {
+	for _, name := range tfvalue.StringList(m.AdmissionChecks) {
 		ac, err := c.Kueue.KueueV1beta2().AdmissionChecks().Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			continue

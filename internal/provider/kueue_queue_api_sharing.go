@@ -2,6 +2,7 @@ package provider
 
 import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -25,7 +26,7 @@ func withoutShared(o queueObjectNames, u kueueuse.Users) (queueObjectNames, []st
 func declaredSpecs(m *kueueQueueModel) []kueueuse.Spec {
 	var out []kueueuse.Spec
 	for _, f := range m.Flavors {
-		out = append(out, kueueuse.Spec{Kind: "ResourceFlavor", Name: f.Name.ValueString(), Words: kueueuse.FlavorWords(stringMap(f.NodeLabels))})
+		out = append(out, kueueuse.Spec{Kind: "ResourceFlavor", Name: f.Name.ValueString(), Words: kueueuse.FlavorWords(tfvalue.StringMap(f.NodeLabels))})
 	}
 	for _, ch := range m.checks() {
 		out = append(out,

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -15,6 +17,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -138,7 +141,7 @@ func resourceOrder(quotas map[string]string) []string {
 
 func expandResourceFlavor(f flavorModel) *kueueac.ResourceFlavorApplyConfiguration {
 	spec := kueueac.ResourceFlavorSpec()
-	if labels := stringMap(f.NodeLabels); len(labels) > 0 {
+	if labels := tfvalue.StringMap(f.NodeLabels); len(labels) > 0 {
 		spec.WithNodeLabels(labels)
 	}
 	return kueueac.ResourceFlavor(f.Name.ValueString()).WithSpec(spec)
@@ -150,13 +153,13 @@ func expandClusterQueue(m *kueueQueueModel) (*kueueac.ClusterQueueApplyConfigura
 	group := kueueac.ResourceGroup()
 	var covered []string
 	if len(m.Flavors) > 0 { // none only while releaseTerminating holds every flavor out
-		covered = resourceOrder(stringMap(m.Flavors[0].Quotas))
+		covered = resourceOrder(tfvalue.StringMap(m.Flavors[0].Quotas))
 	}
 	for _, r := range covered {
 		group.WithCoveredResources(corev1.ResourceName(r))
 	}
 	for _, f := range m.Flavors {
-		quotas, borrow, lend := stringMap(f.Quotas), stringMap(f.BorrowingLimits), stringMap(f.LendingLimits)
+		quotas, borrow, lend := tfvalue.StringMap(f.Quotas), tfvalue.StringMap(f.BorrowingLimits), tfvalue.StringMap(f.LendingLimits)
 		fq := kueueac.FlavorQuotas().WithName(kueue.ResourceFlavorReference(f.Name.ValueString()))
 		for _, r := range covered {
 			q, err := parseQuantity(f.Name.ValueString(), r, quotas[r])
@@ -181,7 +184,7 @@ func expandClusterQueue(m *kueueQueueModel) (*kueueac.ClusterQueueApplyConfigura
 		group.WithFlavors(fq)
 	}
 	selector := metav1ac.LabelSelector()
-	if labels := stringMap(m.NamespaceSelector); len(labels) > 0 {
+	if labels := tfvalue.StringMap(m.NamespaceSelector); len(labels) > 0 {
 		selector.WithMatchLabels(labels)
 	}
 	spec := kueueac.ClusterQueueSpec().
@@ -208,7 +211,7 @@ func expandClusterQueue(m *kueueQueueModel) (*kueueac.ClusterQueueApplyConfigura
 		}
 		spec.WithPreemption(pre)
 	}
-	if checks, all := m.checks(), stringList(m.AdmissionChecks); len(checks)+len(all) > 0 {
+	if checks, all := m.checks(), tfvalue.StringList(m.AdmissionChecks); len(checks)+len(all) > 0 {
 		strategy := kueueac.AdmissionChecksStrategy()
 		for _, c := range checks {
 			strategy.WithAdmissionChecks(kueueac.AdmissionCheckStrategyRule().
@@ -243,10 +246,10 @@ func expandAdmissionCheck(p *provisioningModel) *kueueac.AdmissionCheckApplyConf
 
 func expandProvisioningRequestConfig(p *provisioningModel) *kueueac.ProvisioningRequestConfigApplyConfiguration {
 	spec := kueueac.ProvisioningRequestConfigSpec().WithProvisioningClassName(p.Class.ValueString())
-	for _, r := range stringList(p.ManagedResources) {
+	for _, r := range tfvalue.StringList(p.ManagedResources) {
 		spec.WithManagedResources(corev1.ResourceName(r))
 	}
-	if params := stringMap(p.Parameters); len(params) > 0 {
+	if params := tfvalue.StringMap(p.Parameters); len(params) > 0 {
 		typed := map[string]kueue.Parameter{}
 		for k, v := range params {
 			typed[k] = kueue.Parameter(v)
@@ -271,7 +274,7 @@ func expandLocalQueue(lq localQueueModel, clusterQueue string) *kueueac.LocalQue
 // quantityMap reads quotas back, keeping the spelling in prior wherever the value is the same: the API server hands
 // back its canonical form (1000000000 becomes 1G), which is not a change.
 func quantityMap(quotas []kueue.ResourceQuota, prior types.Map) types.Map {
-	was := stringMap(prior)
+	was := tfvalue.StringMap(prior)
 	vals := map[string]attr.Value{}
 	for _, q := range quotas {
 		s := q.NominalQuota.String()
@@ -348,7 +351,7 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 			rf := o.flavors[string(fq.Name)]
 			was := priorFlavors[string(fq.Name)]
 			if was.Quotas.IsNull() || len(was.Quotas.Elements()) == 0 {
-				was.Quotas = mapValue(recorded[string(fq.Name)])
+				was.Quotas = tfvalue.MapValue(recorded[string(fq.Name)])
 			}
 			// The quotas live in the ClusterQueue, so they are read even when the ResourceFlavor is gone: an import
 			// of such a queue generates a configuration that validates.
@@ -363,7 +366,7 @@ func flattenQueue(m *kueueQueueModel, o *kueueObjects, prior *kueueQueueModel) {
 			case rf == nil:
 				f.NodeLabels = types.MapNull(types.StringType)
 			default:
-				f.NodeLabels = mapValue(rf.Spec.NodeLabels)
+				f.NodeLabels = tfvalue.MapValue(rf.Spec.NodeLabels)
 				if f.NodeLabels.IsNull() && !was.NodeLabels.IsNull() && len(was.NodeLabels.Elements()) == 0 {
 					f.NodeLabels = was.NodeLabels
 				}
@@ -463,7 +466,7 @@ func flattenProvisioning(o *kueueObjects, check string) *provisioningModel {
 	for k, v := range prc.Spec.Parameters {
 		params[k] = string(v)
 	}
-	p.Parameters = mapValue(params)
+	p.Parameters = tfvalue.MapValue(params)
 	p.Retry = &retryModel{BackoffLimitCount: types.Int64Value(3), BackoffBaseSeconds: types.Int64Value(60), BackoffMaxSeconds: types.Int64Value(1800)}
 	if rs := prc.Spec.RetryStrategy; rs != nil {
 		set := func(dst *types.Int64, v *int32) {
@@ -504,7 +507,7 @@ type quotaSpellings map[string]map[string]string
 func (m *kueueQueueModel) quotaSpellings() string {
 	out := quotaSpellings{}
 	for _, f := range m.Flavors {
-		out[f.Name.ValueString()] = stringMap(f.Quotas)
+		out[f.Name.ValueString()] = tfvalue.StringMap(f.Quotas)
 	}
 	b, _ := json.Marshal(out)
 	return string(b)
@@ -600,16 +603,16 @@ func (o *kueueObjects) live() []liveObject {
 	if o.cq != nil {
 		out = append(out, liveObject{"ClusterQueue/" + o.cq.Name, gv.WithKind("ClusterQueue"), o.cq})
 	}
-	for _, n := range sortedKeys(o.flavors) {
+	for _, n := range slices.Sorted(maps.Keys(o.flavors)) {
 		out = append(out, liveObject{"ResourceFlavor/" + n, gv.WithKind("ResourceFlavor"), o.flavors[n]})
 	}
-	for _, n := range sortedKeys(o.checks) {
+	for _, n := range slices.Sorted(maps.Keys(o.checks)) {
 		out = append(out, liveObject{"AdmissionCheck/" + n, gv.WithKind("AdmissionCheck"), o.checks[n]})
 	}
-	for _, n := range sortedKeys(o.configs) {
+	for _, n := range slices.Sorted(maps.Keys(o.configs)) {
 		out = append(out, liveObject{"ProvisioningRequestConfig/" + n, gv.WithKind("ProvisioningRequestConfig"), o.configs[n]})
 	}
-	for _, n := range sortedKeys(o.queues) {
+	for _, n := range slices.Sorted(maps.Keys(o.queues)) {
 		out = append(out, liveObject{"LocalQueue/" + n, gv.WithKind("LocalQueue"), o.queues[n]})
 	}
 	return out

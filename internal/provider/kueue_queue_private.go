@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // A queue keeps two records in private state, which state cannot tell: a refresh reads the live objects back into
@@ -15,28 +16,28 @@ import (
 // from state (so the plan shows them), which would otherwise make Delete forget what to delete.
 const privateObjects = "applied_objects"
 
-func appliedObjects(ctx context.Context, p privateState, diags *diag.Diagnostics) queueObjectNames {
+func appliedObjects(ctx context.Context, p tfvalue.PrivateState, diags *diag.Diagnostics) queueObjectNames {
 	var o queueObjectNames
-	readPrivate(ctx, p, privateObjects, &o, diags)
+	tfvalue.ReadPrivate(ctx, p, privateObjects, &o, diags)
 	return o
 }
 
-func recordObjects(ctx context.Context, p privateState, o queueObjectNames, diags *diag.Diagnostics) {
-	writePrivate(ctx, p, privateObjects, o, diags)
+func recordObjects(ctx context.Context, p tfvalue.PrivateState, o queueObjectNames, diags *diag.Diagnostics) {
+	tfvalue.WritePrivate(ctx, p, privateObjects, o, diags)
 }
 
 // privateSpecs records, per shared object ("Kind/name"), the spec this queue last applied, in kueueuse's words, so
 // that a later apply knows a live spec it wrote itself from one another queue wrote.
 const privateSpecs = "applied_specs"
 
-func recordSpecs(ctx context.Context, p privateState, m *kueueQueueModel, diags *diag.Diagnostics) {
-	writePrivate(ctx, p, privateSpecs, specMap(declaredSpecs(m)), diags)
+func recordSpecs(ctx context.Context, p tfvalue.PrivateState, m *kueueQueueModel, diags *diag.Diagnostics) {
+	tfvalue.WritePrivate(ctx, p, privateSpecs, specMap(declaredSpecs(m)), diags)
 }
 
 // appliedSpecs reads what recordSpecs kept; nil when nothing was (a state from before the record existed).
-func appliedSpecs(ctx context.Context, p privateState, diags *diag.Diagnostics) map[string]string {
+func appliedSpecs(ctx context.Context, p tfvalue.PrivateState, diags *diag.Diagnostics) map[string]string {
 	var out map[string]string
-	if !readPrivate(ctx, p, privateSpecs, &out, diags) {
+	if !tfvalue.ReadPrivate(ctx, p, privateSpecs, &out, diags) {
 		return nil
 	}
 	return out

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -9,12 +11,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // validateQueue checks what Kueue would refuse, or accept and then never admit, on the values known so far (unknown
 // ones read as null and skip their checks).
-func validateQueue(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
+func validateQueue(m *kueueQueueModel, u tfvalue.Unknowns, diags *diag.Diagnostics) {
 	known := func(v interface{ IsNull() bool }) bool { return !v.IsNull() }
 	seen := map[string]bool{}
 	var want []string
@@ -27,9 +30,9 @@ func validateQueue(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
 			}
 			seen[n] = true
 		}
-		quotas := stringMap(f.Quotas)
+		quotas := tfvalue.StringMap(f.Quotas)
 		if known(f.Quotas) {
-			got := sortedKeys(quotas)
+			got := slices.Sorted(maps.Keys(quotas))
 			if want == nil {
 				want = got
 			} else if strings.Join(got, ",") != strings.Join(want, ",") {
@@ -45,7 +48,7 @@ func validateQueue(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
 			if len(lim.v.Elements()) == 0 {
 				continue
 			}
-			if m.Cohort.IsNull() && !u.at("cohort") {
+			if m.Cohort.IsNull() && !u.At("cohort") {
 				diags.AddAttributeError(p.AtName(lim.attr), "Limits without a cohort",
 					fmt.Sprintf("%s only mean something between ClusterQueues of one cohort; set cohort, or drop them (Kueue refuses them otherwise).", lim.attr))
 			}
@@ -92,7 +95,7 @@ func validateQueue(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
 // on the label keys the flavor lists: a flavor bound by its pool label alone matches a job of any TPU generation or
 // GPU type, so with two pool pairs in one queue a v5e job can be admitted on the v6e pool, whose nodes it can never
 // run on. When one flavor of an accelerator says which accelerator (or topology) it has, every one must.
-func validateTPUFlavors(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics) {
+func validateTPUFlavors(m *kueueQueueModel, u tfvalue.Unknowns, diags *diag.Diagnostics) {
 	for _, a := range []struct {
 		noun     string
 		resource string
@@ -106,7 +109,7 @@ func validateTPUFlavors(m *kueueQueueModel, u unknowns, diags *diag.Diagnostics)
 	}
 }
 
-func validateAcceleratorFlavors(m *kueueQueueModel, u unknowns, noun, res string, keys []string, carried string, diags *diag.Diagnostics) {
+func validateAcceleratorFlavors(m *kueueQueueModel, u tfvalue.Unknowns, noun, res string, keys []string, carried string, diags *diag.Diagnostics) {
 	type accFlavor struct {
 		i      int
 		name   string
@@ -114,14 +117,14 @@ func validateAcceleratorFlavors(m *kueueQueueModel, u unknowns, noun, res string
 	}
 	var acc []accFlavor
 	for i, f := range m.Flavors {
-		q, ok := stringMap(f.Quotas)[res]
-		if !ok || u.at("flavors", i, "node_labels") {
+		q, ok := tfvalue.StringMap(f.Quotas)[res]
+		if !ok || u.At("flavors", i, "node_labels") {
 			continue // not known yet: checked again at plan and apply
 		}
 		if v, err := resource.ParseQuantity(q); err != nil || v.IsZero() {
 			continue
 		}
-		acc = append(acc, accFlavor{i: i, name: f.Name.ValueString(), labels: stringMap(f.NodeLabels)})
+		acc = append(acc, accFlavor{i: i, name: f.Name.ValueString(), labels: tfvalue.StringMap(f.NodeLabels)})
 	}
 	for _, key := range keys {
 		var with *accFlavor

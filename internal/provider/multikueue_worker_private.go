@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // privateKubeconfig holds the fingerprint of the kubeconfig written from kubeconfig_wo, so that a refresh sees the
@@ -14,9 +15,9 @@ const privateKubeconfig = "kubeconfig_fingerprint"
 
 // recordKubeconfig stores the fingerprint of a brought kubeconfig, or drops a stale one when the provider made the
 // kubeconfig (given is "").
-func recordKubeconfig(ctx context.Context, p privateState, given string, diags *diag.Diagnostics) {
+func recordKubeconfig(ctx context.Context, p tfvalue.PrivateState, given string, diags *diag.Diagnostics) {
 	if given == "" {
-		writePrivate(ctx, p, privateKubeconfig, nil, diags)
+		tfvalue.WritePrivate(ctx, p, privateKubeconfig, nil, diags)
 		return
 	}
 	f, err := multikueue.NewFingerprint([]byte(given))
@@ -24,14 +25,14 @@ func recordKubeconfig(ctx context.Context, p privateState, given string, diags *
 		diags.AddWarning("kubeconfig_wo", "A change of the manager's Secret by hand will not be seen: "+err.Error())
 		return
 	}
-	writePrivate(ctx, p, privateKubeconfig, f, diags)
+	tfvalue.WritePrivate(ctx, p, privateKubeconfig, f, diags)
 }
 
 // writtenKubeconfig is the fingerprint recordKubeconfig stored; nil when there is none (a state from before it, an
 // import).
-func writtenKubeconfig(ctx context.Context, p privateState, diags *diag.Diagnostics) *multikueue.Fingerprint {
+func writtenKubeconfig(ctx context.Context, p tfvalue.PrivateState, diags *diag.Diagnostics) *multikueue.Fingerprint {
 	var f multikueue.Fingerprint
-	if !readPrivate(ctx, p, privateKubeconfig, &f, diags) {
+	if !tfvalue.ReadPrivate(ctx, p, privateKubeconfig, &f, diags) {
 		return nil
 	}
 	return &f

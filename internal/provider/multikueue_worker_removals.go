@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // privateRemovals lists old credentials that an update could not remove from their worker (it did not answer): each
@@ -23,16 +24,16 @@ func (o oldCredentials) worker() multikueue.Worker {
 	return multikueue.Worker{ServiceAccount: o.ServiceAccount, User: o.User}
 }
 
-func pendingRemovals(ctx context.Context, p privateState, diags *diag.Diagnostics) []oldCredentials {
+func pendingRemovals(ctx context.Context, p tfvalue.PrivateState, diags *diag.Diagnostics) []oldCredentials {
 	var list []oldCredentials
-	readPrivate(ctx, p, privateRemovals, &list, diags)
+	tfvalue.ReadPrivate(ctx, p, privateRemovals, &list, diags)
 	return list
 }
 
-func recordRemovals(ctx context.Context, p privateState, list []oldCredentials, diags *diag.Diagnostics) {
+func recordRemovals(ctx context.Context, p tfvalue.PrivateState, list []oldCredentials, diags *diag.Diagnostics) {
 	if len(list) == 0 {
-		writePrivate(ctx, p, privateRemovals, nil, diags)
+		tfvalue.WritePrivate(ctx, p, privateRemovals, nil, diags)
 		return
 	}
-	writePrivate(ctx, p, privateRemovals, list, diags)
+	tfvalue.WritePrivate(ctx, p, privateRemovals, list, diags)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // privatePoolBaselines keeps, per pool name, the pool the provider's last apply asked GKE for (as GKE makes it): Read
@@ -109,9 +110,9 @@ func driftByPool(drift types.List) (pools []string, fields map[string][]string) 
 	return pools, fields
 }
 
-func readPoolBaselines(ctx context.Context, p privateGetter, diags *diag.Diagnostics) map[string]*containerpb.NodePool {
+func readPoolBaselines(ctx context.Context, p tfvalue.PrivateGetter, diags *diag.Diagnostics) map[string]*containerpb.NodePool {
 	var raw map[string]json.RawMessage
-	readPrivate(ctx, p, privatePoolBaselines, &raw, diags)
+	tfvalue.ReadPrivate(ctx, p, privatePoolBaselines, &raw, diags)
 	out := map[string]*containerpb.NodePool{}
 	for name, b := range raw {
 		np := &containerpb.NodePool{}
@@ -122,14 +123,14 @@ func readPoolBaselines(ctx context.Context, p privateGetter, diags *diag.Diagnos
 	return out
 }
 
-func writePoolBaselines(ctx context.Context, p privateState, baselines map[string]*containerpb.NodePool, diags *diag.Diagnostics) {
+func writePoolBaselines(ctx context.Context, p tfvalue.PrivateState, baselines map[string]*containerpb.NodePool, diags *diag.Diagnostics) {
 	raw := map[string]json.RawMessage{}
 	for name, np := range baselines {
 		if b, err := protojson.Marshal(np); err == nil {
 			raw[name] = b
 		}
 	}
-	writePrivate(ctx, p, privatePoolBaselines, raw, diags)
+	tfvalue.WritePrivate(ctx, p, privatePoolBaselines, raw, diags)
 }
 
 // repairInPlace sets again, on each pool of the pair, the fields GKE changes in place that differ from what the apply

@@ -395,13 +395,3 @@ func providerClients(data any, diags *diag.Diagnostics) clients {
 	}
 	return c
 }
-
-type privateState interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
-// stateSetter is the State of a create or update response, which resources save before a long wait.
-type stateSetter interface {
-	Set(context.Context, any) diag.Diagnostics
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -394,7 +395,7 @@ func deleteFilesConfigMap(ctx context.Context, c *kube.Clients, ns, cm, job stri
 // files, and other RayJobs mount it: writing ours would change their script under them, or cannot be done.
 func refuseSharedFilesChange(ctx context.Context, c *kube.Clients, cm *corev1.ConfigMap, job string) error {
 	live, err := c.Core.ConfigMaps(cm.Namespace).Get(ctx, cm.Name, metav1.GetOptions{})
-	if err != nil || keepsFiles(live, cm) || (sameData(live.Data, cm.Data) && !isImmutable(live)) {
+	if err != nil || keepsFiles(live, cm) || (maps.Equal(live.Data, cm.Data) && !isImmutable(live)) {
 		return nil //nolint:nilerr // absent, or unreadable: the write that follows reports that
 	}
 	others, err := configMapUsers(ctx, c, cm.Namespace, cm.Name, job)
@@ -411,7 +412,7 @@ func refuseSharedFilesChange(ctx context.Context, c *kube.Clients, cm *corev1.Co
 
 // keepsFiles says whether live is immutable and holds exactly want's files: it cannot be written, and need not be.
 func keepsFiles(live, want *corev1.ConfigMap) bool {
-	return isImmutable(live) && sameData(live.Data, want.Data) && len(live.BinaryData) == 0
+	return isImmutable(live) && maps.Equal(live.Data, want.Data) && len(live.BinaryData) == 0
 }
 
 func isImmutable(cm *corev1.ConfigMap) bool { return cm.Immutable != nil && *cm.Immutable }

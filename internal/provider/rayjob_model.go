@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -272,11 +273,11 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	labels := stringMap(m.Labels)
+	labels := tfvalue.StringMap(m.Labels)
 	if q := m.Queue.ValueString(); q != "" {
 		labels[wellknown.QueueNameLabel] = q
 	}
-	annotations := stringMap(m.Annotations)
+	annotations := tfvalue.StringMap(m.Annotations)
 	if m.Elastic.ValueBool() {
 		annotations[wellknown.ElasticJobAnnotation] = "true"
 	}
@@ -287,7 +288,7 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 		volumes = []corev1.Volume{{Name: filesVolume, VolumeSource: corev1.VolumeSource{
 			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: m.FilesConfigMap.ValueString()}}}}}
 	}
-	env := envVars(stringMap(m.Env))
+	env := envVars(tfvalue.StringMap(m.Env))
 	image := m.Image.ValueString()
 	var qerr error
 	q := func(what string, v types.String) resource.Quantity {
@@ -307,7 +308,7 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 	}
 	var pip []string
 	if m.RuntimeEnv != nil {
-		pip = stringList(m.RuntimeEnv.Pip)
+		pip = tfvalue.StringList(m.RuntimeEnv.Pip)
 	}
 	runtimeEnv, err := runtimeEnvYAML(pip)
 	if err != nil {
@@ -315,7 +316,7 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 	}
 	autoscaling := m.EnableInTreeAutoscaling.ValueBool()
 	replicas, minR, maxR := int32(w.replicas), int32(w.minR), int32(w.maxR) //nolint:gosec // small counts
-	headSelector := stringMap(m.Head.NodeSelector)
+	headSelector := tfvalue.StringMap(m.Head.NodeSelector)
 	if len(headSelector) == 0 {
 		headSelector = nil
 	}
@@ -333,7 +334,7 @@ func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
 		TypeMeta: metav1.TypeMeta{APIVersion: rayv1.GroupVersion.String(), Kind: "RayJob"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
-			Labels: nilIfEmpty(labels), Annotations: nilIfEmpty(annotations),
+			Labels: tfvalue.NilIfEmpty(labels), Annotations: tfvalue.NilIfEmpty(annotations),
 		},
 		Spec: rayv1.RayJobSpec{
 			ShutdownAfterJobFinishes: m.ShutdownAfterJobFinishes.ValueBool(),
@@ -403,7 +404,7 @@ func expandFilesConfigMap(m *rayJobModel) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: m.FilesConfigMap.ValueString(), Namespace: m.Namespace.ValueString()},
-		Data:       stringMap(m.Files),
+		Data:       tfvalue.StringMap(m.Files),
 	}
 }
 
@@ -461,7 +462,7 @@ func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) 
 	}
 	m.Elastic = types.BoolValue(job.Annotations[wellknown.ElasticJobAnnotation] == "true")
 	labels, annotations := ownLabels(job.Labels), ownAnnotations(job.Annotations)
-	m.Labels, m.Annotations = mapValue(labels), mapValue(annotations)
+	m.Labels, m.Annotations = tfvalue.MapValue(labels), tfvalue.MapValue(annotations)
 	spec := job.Spec
 	m.Entrypoint = types.StringValue(spec.Entrypoint)
 	m.ShutdownAfterJobFinishes = types.BoolValue(spec.ShutdownAfterJobFinishes)
@@ -488,7 +489,7 @@ func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) 
 	}
 	m.EnableInTreeAutoscaling = types.BoolValue(rc.EnableInTreeAutoscaling != nil && *rc.EnableInTreeAutoscaling)
 	head := rc.HeadGroupSpec.Template.Spec
-	m.Head = &headModel{NodeSelector: mapValue(head.NodeSelector)}
+	m.Head = &headModel{NodeSelector: tfvalue.MapValue(head.NodeSelector)}
 	if len(head.Containers) > 0 {
 		hc := head.Containers[0]
 		m.Image = types.StringValue(hc.Image)
@@ -498,7 +499,7 @@ func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) 
 		for _, e := range hc.Env {
 			env[e.Name] = e.Value
 		}
-		m.Env = mapValue(env)
+		m.Env = tfvalue.MapValue(env)
 		for _, vm := range hc.VolumeMounts {
 			if vm.Name == filesVolume {
 				m.FilesMountPath = types.StringValue(vm.MountPath)
@@ -511,7 +512,7 @@ func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) 
 		}
 	}
 	if cm != nil {
-		m.Files = mapValue(cm.Data)
+		m.Files = tfvalue.MapValue(cm.Data)
 	}
 	for _, g := range rc.WorkerGroupSpecs {
 		if len(g.Template.Spec.Containers) == 0 {
@@ -575,4 +576,8 @@ func setUnknownStatus(m *rayJobStatusModel) {
 	m.RayClusterName, m.DashboardURL, m.StartTime, m.EndTime, m.Message = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("")
 	m.Admitted, m.AdmissionChecks = types.BoolValue(false), types.MapValueMust(types.StringType, nil)
 	m.NodesByPool = types.MapValueMust(types.Int64Type, nil)
+}
+
+func rayJobTimeoutsNull() timeouts.Value {
+	return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})}
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -43,8 +44,8 @@ func readSpec(st *rayJobModel, job *rayv1.RayJob) bool {
 		}
 	})
 	liveLabels, liveAnnotations := ownLabels(job.Labels), ownAnnotations(job.Annotations)
-	take(!maps.Equal(ownLabels(want.Labels), liveLabels), func() { st.Labels = mapValue(liveLabels) })
-	take(!maps.Equal(ownAnnotations(want.Annotations), liveAnnotations), func() { st.Annotations = mapValue(liveAnnotations) })
+	take(!maps.Equal(ownLabels(want.Labels), liveLabels), func() { st.Labels = tfvalue.MapValue(liveLabels) })
+	take(!maps.Equal(ownAnnotations(want.Annotations), liveAnnotations), func() { st.Annotations = tfvalue.MapValue(liveAnnotations) })
 	elastic := job.Annotations[wellknown.ElasticJobAnnotation] == "true"
 	take(st.Elastic.ValueBool() != elastic, func() { st.Elastic = types.BoolValue(elastic) })
 
@@ -77,8 +78,8 @@ func readSpec(st *rayJobModel, job *rayv1.RayJob) bool {
 			st.Head.Memory = driftedQuantity(wc.Resources, hc.Resources, corev1.ResourceMemory)
 		})
 		sel := ownSelector(wantHead.NodeSelector, head.NodeSelector)
-		take(!maps.Equal(nilIfEmpty(wantHead.NodeSelector), nilIfEmpty(sel)), func() { st.Head.NodeSelector = mapValue(sel) })
-		take(!maps.Equal(envMap(wc.Env), envMap(hc.Env)), func() { st.Env = mapValue(envMap(hc.Env)) })
+		take(!maps.Equal(tfvalue.NilIfEmpty(wantHead.NodeSelector), tfvalue.NilIfEmpty(sel)), func() { st.Head.NodeSelector = tfvalue.MapValue(sel) })
+		take(!maps.Equal(envMap(wc.Env), envMap(hc.Env)), func() { st.Env = tfvalue.MapValue(envMap(hc.Env)) })
 		if len(st.Files.Elements()) > 0 {
 			mount, cm := filesMount(hc, head)
 			take(mount != st.FilesMountPath.ValueString(), func() { st.FilesMountPath = types.StringValue(mount) })
@@ -173,8 +174,8 @@ func readWorkers(st *rayJobModel, want, job *rayv1.RayJob, take func(bool, func(
 			*common.memory = driftedQuantity(wc.Resources, c.Resources, corev1.ResourceMemory)
 		})
 	}
-	take(!maps.Equal(envMap(wc.Env), envMap(c.Env)) && maps.Equal(envMap(wc.Env), stringMap(st.Env)), func() {
-		st.Env = mapValue(envMap(c.Env))
+	take(!maps.Equal(envMap(wc.Env), envMap(c.Env)) && maps.Equal(envMap(wc.Env), tfvalue.StringMap(st.Env)), func() {
+		st.Env = tfvalue.MapValue(envMap(c.Env))
 	})
 	if len(st.Files.Elements()) > 0 {
 		// The head's mount and ConfigMap, read first, win where both changed.

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 var (
@@ -111,7 +112,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	var d []string
 	if base := readClusterBaseline(ctx, req.Private, &resp.Diagnostics); base != nil {
 		var recreating []string
-		readPrivate(ctx, req.Private, privateRecreating, &recreating, &resp.Diagnostics)
+		tfvalue.ReadPrivate(ctx, req.Private, privateRecreating, &recreating, &resp.Diagnostics)
 		d = clusterDrift(base, cl, recreating)
 	}
 	st.Drift = driftList(d)
@@ -175,7 +176,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 			if err != nil {
 				return nil, err
 			}
-			return client.API().SetLabels(ctx, &containerpb.SetLabelsRequest{Name: name, ResourceLabels: stringMap(plan.Labels), LabelFingerprint: cl.GetLabelFingerprint()})
+			return client.API().SetLabels(ctx, &containerpb.SetLabelsRequest{Name: name, ResourceLabels: tfvalue.StringMap(plan.Labels), LabelFingerprint: cl.GetLabelFingerprint()})
 		})
 	}
 	for _, s := range steps {
@@ -238,7 +239,7 @@ func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportSt
 	st := clusterModel{
 		ID: types.StringValue(ref.String()), Name: types.StringValue(ref.Name), Project: types.StringValue(ref.Project),
 		Location: types.StringValue(ref.Location), KubernetesVersion: types.StringNull(), Labels: types.MapNull(types.StringType),
-		DeletionProtection: types.BoolValue(true), Timeouts: timeoutsNull(), Drift: types.ListNull(types.StringType),
+		DeletionProtection: types.BoolValue(true), Timeouts: tfvalue.TimeoutsNull(), Drift: types.ListNull(types.StringType),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
@@ -253,7 +254,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() || plan.Name.IsUnknown() {
 		return
 	}
-	ref, err := resolveCluster(plan.Name.ValueString(), knownString(plan.Project), knownString(plan.Location), r.clients)
+	ref, err := resolveCluster(plan.Name.ValueString(), tfvalue.KnownString(plan.Project), tfvalue.KnownString(plan.Location), r.clients)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("location"), "Cannot tell where the cluster goes", err.Error())
 		return
@@ -266,7 +267,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
 		// The repair's operations pass through RECONCILING; the update reads the status again.
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)
 		var drift types.List
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("drift"), &drift)...)
 		for _, pool := range recreatedDefaultPools(drift) {

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 var (
@@ -116,7 +117,7 @@ func (r *computeClassResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 func (r *computeClassResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	st := computeClassModel{Timeouts: timeoutsNull(), Description: types.StringNull(), Drift: types.ListNull(types.StringType)}
+	st := computeClassModel{Timeouts: tfvalue.TimeoutsNull(), Description: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
 	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/computeClasses/", "NAME", r.clients)
@@ -130,7 +131,7 @@ func (r *computeClassResource) ImportState(ctx context.Context, req resource.Imp
 
 func (r *computeClassResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m computeClassModel
-	u, diags := knownConfig(ctx, req.Config, &m)
+	u, diags := tfvalue.KnownConfig(ctx, req.Config, &m)
 	resp.Diagnostics.Append(diags...)
 	if !resp.Diagnostics.HasError() {
 		validateComputeClass(&m, u, &resp.Diagnostics)
@@ -145,10 +146,10 @@ func (r *computeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 	planNamedClusterScope(ctx, r.clients, req, resp, "computeClasses")
 	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
 		// The update reads the class's health again: GKE may have rewritten it since the refresh.
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "health", types.StringUnknown())...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "health", types.StringUnknown())...)
 	}
 	var m computeClassModel
-	u, diags := knownPlan(ctx, req.Plan, &m)
+	u, diags := tfvalue.KnownPlan(ctx, req.Plan, &m)
 	resp.Diagnostics.Append(diags...)
 	if !resp.Diagnostics.HasError() {
 		validateComputeClass(&m, u, &resp.Diagnostics)
@@ -157,7 +158,7 @@ func (r *computeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 
 // write checks the class's pools and writes it; a create refuses a class that is already there, which only an import
 // may take over.
-func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, verb string, p privateState, diags *diag.Diagnostics) bool {
+func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, verb string, p tfvalue.PrivateState, diags *diag.Diagnostics) bool {
 	c, ok := r.kube(ctx, m, diags)
 	if !ok || !r.checkClassPools(ctx, m, diags) {
 		return false

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -136,7 +137,7 @@ func TestValidateComputeClassWaitsForUnknowns(t *testing.T) {
 		"flex_start = var.x with a wait": {wait, prio.WithAttributeName("flex_start")},
 	} {
 		var diags diag.Diagnostics
-		validateComputeClass(&computeClassModel{Name: types.StringValue("c"), Priorities: []classPriorityModel{tc.p}}, unknowns{tc.unknown}, &diags)
+		validateComputeClass(&computeClassModel{Name: types.StringValue("c"), Priorities: []classPriorityModel{tc.p}}, tfvalue.Unknowns{tc.unknown}, &diags)
 		if diags.HasError() {
 			t.Errorf("%s: %v", name, diags)
 		}

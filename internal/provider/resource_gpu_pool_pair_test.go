@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -51,7 +52,7 @@ func TestGPUModelReadsWhatItWrites(t *testing.T) {
 	if lo, hi := poolBounds(np.GetAutoscaling()); lo != 0 || hi != 4 || np.GetConfig().GetFlexStart() {
 		t.Errorf("queued plan B: bounds %d..%d, flexStart %v; want 0..4 over all zones and no flex-start", lo, hi, np.GetConfig().GetFlexStart())
 	}
-	if diff := cmp.Diff(map[string]string{"cloud.google.com/gke-nodepool": "dws", "cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}, stringMap(m.liveLabels(np))); diff != "" {
+	if diff := cmp.Diff(map[string]string{"cloud.google.com/gke-nodepool": "dws", "cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}, tfvalue.StringMap(m.liveLabels(np))); diff != "" {
 		t.Errorf("node labels (-want +got):\n%s", diff)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 var (
@@ -54,7 +55,7 @@ func (r *kueueInstallResource) Update(ctx context.Context, req resource.UpdateRe
 const privateCreatedNamespace = "created_namespace"
 
 // apply installs (create) or upgrades (update) the release, then waits for Kueue if asked to.
-func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Context, any) diag.Diagnostics, state stateSetter, private privateState, diags *diag.Diagnostics, create bool) {
+func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Context, any) diag.Diagnostics, state tfvalue.StateSetter, private tfvalue.PrivateState, diags *diag.Diagnostics, create bool) {
 	var plan kueueInstallModel
 	diags.Append(get(ctx, &plan)...)
 	if diags.HasError() {
@@ -198,7 +199,7 @@ func (r *kueueInstallResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 func (r *kueueInstallResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	st := kueueInstallModel{Timeouts: timeoutsNull(), Wait: types.BoolValue(true), Chart: types.StringValue(defaultKueueChart),
+	st := kueueInstallModel{Timeouts: tfvalue.TimeoutsNull(), Wait: types.BoolValue(true), Chart: types.StringValue(defaultKueueChart),
 		Values: types.StringNull(), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull(),
 		FeatureGates: types.MapNull(types.BoolType), Drift: types.ListNull(types.StringType)}
 	id := req.ID
@@ -237,14 +238,14 @@ func (r *kueueInstallResource) ModifyPlan(ctx context.Context, req resource.Modi
 	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
 	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
 		// The repair is a `helm upgrade`: a new revision, whose status Helm sets.
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "revision", types.Int64Unknown())...)
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "revision", types.Int64Unknown())...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)
 		// A local chart edited since the last apply brings its own versions.
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "app_version", types.StringUnknown())...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "app_version", types.StringUnknown())...)
 		var chartVersion types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("chart_version"), &chartVersion)...)
 		if chartVersion.IsNull() {
-			resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "chart_version", types.StringUnknown())...)
+			resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "chart_version", types.StringUnknown())...)
 		}
 	}
 	if !values.IsUnknown() {

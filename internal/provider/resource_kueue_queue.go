@@ -15,6 +15,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 var (
@@ -192,15 +193,15 @@ func keepQueueStatus(ctx context.Context, req resource.ModifyPlanRequest, resp *
 	for _, a := range []string{"pending_workloads", "admitted_workloads"} {
 		var v types.Int64
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(a), &v)...)
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, a, v)...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, a, v)...)
 	}
 	var active types.Bool
 	var msg types.String
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("active"), &active)...)
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("active_message"), &msg)...)
 	if active.ValueBool() {
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "active", active)...)
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "active_message", msg)...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "active", active)...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "active_message", msg)...)
 	}
 }
 
@@ -256,7 +257,7 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func (r *kueueQueueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	st := kueueQueueModel{Timeouts: timeoutsNull(), ForceConflicts: types.BoolValue(true), NamespaceSelector: types.MapNull(types.StringType), Cohort: types.StringNull(), AdmissionChecks: types.ListNull(types.StringType),
+	st := kueueQueueModel{Timeouts: tfvalue.TimeoutsNull(), ForceConflicts: types.BoolValue(true), NamespaceSelector: types.MapNull(types.StringType), Cohort: types.StringNull(), AdmissionChecks: types.ListNull(types.StringType),
 		StopPolicy: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
@@ -272,7 +273,7 @@ func (r *kueueQueueResource) ImportState(ctx context.Context, req resource.Impor
 
 func (r *kueueQueueResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m kueueQueueModel
-	u, diags := knownConfig(ctx, req.Config, &m)
+	u, diags := tfvalue.KnownConfig(ctx, req.Config, &m)
 	resp.Diagnostics.Append(diags...)
 	if !resp.Diagnostics.HasError() {
 		validateQueue(&m, u, &resp.Diagnostics)
@@ -296,12 +297,12 @@ func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.Modify
 		var active types.Bool
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("active"), &active)...)
 		if !active.ValueBool() {
-			resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "active", types.BoolUnknown())...)
-			resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, "active_message", types.StringUnknown())...)
+			resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "active", types.BoolUnknown())...)
+			resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "active_message", types.StringUnknown())...)
 		}
 	}
 	var m kueueQueueModel
-	u, diags := knownPlan(ctx, req.Plan, &m)
+	u, diags := tfvalue.KnownPlan(ctx, req.Plan, &m)
 	resp.Diagnostics.Append(diags...)
 	if !resp.Diagnostics.HasError() {
 		validateQueue(&m, u, &resp.Diagnostics)
@@ -315,7 +316,7 @@ func (r *kueueQueueResource) kube(ctx context.Context, m *kueueQueueModel, diags
 
 // recordQueueBaselines keeps what this apply left on each object, for Read to compare the live objects with. Without
 // one, drift is not compared until the next apply: a warning, since the apply itself did what it was asked.
-func recordQueueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueModel, p privateState, diags *diag.Diagnostics) {
+func recordQueueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueModel, p tfvalue.PrivateState, diags *diag.Diagnostics) {
 	b, err := queueBaselines(ctx, c, m)
 	if err != nil {
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("Kueue queue %s was applied, but what the apply left could not be read back, so "+

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 var (
@@ -100,7 +101,7 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 	st.Workers = types.ListValueMust(types.StringType, workers)
 	if ac == nil && st.AdmissionCheck.ValueString() != "" {
 		// Remembered, so that the check deleted by hand is written again under the name queues list.
-		writePrivate(ctx, resp.Private, privateLostCheck, st.AdmissionCheck.ValueString(), &resp.Diagnostics)
+		tfvalue.WritePrivate(ctx, resp.Private, privateLostCheck, st.AdmissionCheck.ValueString(), &resp.Diagnostics)
 	}
 	flattenCheck(&st, ac)
 	objs, _ := configObjects(cfg, ac) // a check gone (read as "") plans its repair already
@@ -114,7 +115,7 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 }
 
 // recordConfig keeps what the apply left on the config and its check, read back after it.
-func recordConfig(ctx context.Context, c *kube.Clients, name, check string, private privateState, diags *diag.Diagnostics) {
+func recordConfig(ctx context.Context, c *kube.Clients, name, check string, private tfvalue.PrivateState, diags *diag.Diagnostics) {
 	cfg, err := multikueue.FindConfig(ctx, c.Kueue, name)
 	var ac *kueue.AdmissionCheck
 	if err == nil {
@@ -151,10 +152,10 @@ func configObjects(cfg *kueue.MultiKueueConfig, ac *kueue.AdmissionCheck) ([]liv
 const privateLostCheck = "lost_check"
 
 // lostCheck is the name of the check Read found gone, "" when none.
-func lostCheck(ctx context.Context, p privateGetter) string {
+func lostCheck(ctx context.Context, p tfvalue.PrivateGetter) string {
 	var diags diag.Diagnostics
 	var lost string
-	if !readPrivate(ctx, p, privateLostCheck, &lost, &diags) || diags.HasError() {
+	if !tfvalue.ReadPrivate(ctx, p, privateLostCheck, &lost, &diags) || diags.HasError() {
 		return ""
 	}
 	return lost
@@ -211,7 +212,7 @@ func (r *multiKueueConfigResource) Delete(ctx context.Context, req resource.Dele
 }
 
 func (r *multiKueueConfigResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	st := multiKueueConfigModel{Timeouts: timeoutsNull(), Workers: types.ListNull(types.StringType), AdmissionCheck: types.StringNull(),
+	st := multiKueueConfigModel{Timeouts: tfvalue.TimeoutsNull(), Workers: types.ListNull(types.StringType), AdmissionCheck: types.StringNull(),
 		Active: types.BoolNull(), ActiveReason: types.StringNull(), ActiveMessage: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
@@ -266,7 +267,7 @@ func (r *multiKueueConfigResource) ModifyPlan(ctx context.Context, req resource.
 }
 
 // write applies the config and its check, saves state, then waits until Kueue reports the check Active.
-func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfigModel, verb string, state stateSetter, private privateState, diags *diag.Diagnostics) {
+func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfigModel, verb string, state tfvalue.StateSetter, private tfvalue.PrivateState, diags *diag.Diagnostics) {
 	name := m.Name.ValueString()
 	summary := fmt.Sprintf("%s MultiKueueConfig (%s)", verb, name)
 	c, ok := kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
@@ -283,7 +284,7 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 			return
 		}
 	}
-	workers, check := stringList(m.Workers), m.checkName()
+	workers, check := tfvalue.StringList(m.Workers), m.checkName()
 	if verb == "creating" {
 		// The apply is forced (the configuration owns the check's fields), so a check of that name that is not this
 		// config's would be taken over, and the queues that list it sent to these workers.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 var (
@@ -302,7 +303,7 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 }
 
 func (r *multiKueueWorkerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	st := multiKueueWorkerModel{Timeouts: timeoutsNull(), KubeconfigWO: types.StringNull(), KubeconfigWOVersion: types.Int64Null(),
+	st := multiKueueWorkerModel{Timeouts: tfvalue.TimeoutsNull(), KubeconfigWO: types.StringNull(), KubeconfigWOVersion: types.Int64Null(),
 		ServiceAccount: types.StringValue("multikueue-sa"), WorkerCluster: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
@@ -317,7 +318,7 @@ func (r *multiKueueWorkerResource) ImportState(ctx context.Context, req resource
 
 func (r *multiKueueWorkerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m multiKueueWorkerModel
-	_, diags := knownConfig(ctx, req.Config, &m)
+	_, diags := tfvalue.KnownConfig(ctx, req.Config, &m)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -389,7 +390,7 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 // until Kueue reports the worker Active. given is the kubeconfig the user brings (kubeconfig_wo), "" when the
 // provider makes it. written tells that the Secret and the MultiKueueCluster were written and state saved; errors are
 // in diags.
-func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorkerModel, given, verb string, state stateSetter, private privateState, diags *diag.Diagnostics) (written bool) {
+func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorkerModel, given, verb string, state tfvalue.StateSetter, private tfvalue.PrivateState, diags *diag.Diagnostics) (written bool) {
 	summary := fmt.Sprintf("%s MultiKueueCluster (%s)", verb, m.Name.ValueString())
 	c, ok := r.kube(ctx, m, diags)
 	if !ok {

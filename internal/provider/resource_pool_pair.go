@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // Generous defaults: an accelerator node pool operation takes minutes on GKE, longer on a busy cluster.
@@ -146,7 +147,7 @@ func recordMissing(baselines map[string]*containerpb.NodePool, m pairModel, name
 }
 
 // recordPoolBaselines keeps, for Read to compare with, what the apply made of each pool of the plan.
-func recordPoolBaselines(ctx context.Context, p privateState, m pairModel, diags *diag.Diagnostics) {
+func recordPoolBaselines(ctx context.Context, p tfvalue.PrivateState, m pairModel, diags *diag.Diagnostics) {
 	baselines := map[string]*containerpb.NodePool{}
 	for _, role := range poolRoles {
 		if want, ok := wantedPool(role, m); ok {
@@ -324,7 +325,7 @@ func (r *poolPairResource[M, P]) ImportState(ctx context.Context, req resource.I
 		OnDemand:     types.ObjectNull(onDemandRole.attrTypes()),
 		FlexStart:    types.ObjectNull(flexStartRole.attrTypes()),
 		Drift:        types.ListNull(types.StringType),
-		Timeouts:     timeoutsNull(),
+		Timeouts:     tfvalue.TimeoutsNull(),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
 }
@@ -391,7 +392,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	P(&planM).derive()
 	// Drift is repaired by the apply, and is empty after it.
 	plan.Drift = driftList(nil)
-	changed := prior != nil && (!planEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0)
+	changed := prior != nil && (!tfvalue.PlanEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0)
 	replacedPools := map[string]bool{}
 	// A pool object not known yet (a module variable) leaves its name, and so the id, unknown.
 	names := [2]types.String{types.StringUnknown(), types.StringUnknown()}

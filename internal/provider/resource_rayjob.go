@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 var (
@@ -240,10 +242,10 @@ func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProg
 		if err != nil {
 			return false, false, err
 		}
-		if cm == nil || !sameData(cm.Data, stringMap(st.Files)) {
+		if cm == nil || !maps.Equal(cm.Data, tfvalue.StringMap(st.Files)) {
 			st.Files, changed = types.MapNull(types.StringType), true
 			if cm != nil {
-				st.Files = mapValue(cm.Data)
+				st.Files = tfvalue.MapValue(cm.Data)
 			}
 		}
 	}
@@ -398,7 +400,7 @@ func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.Valida
 	}
 	// A job has one worker group, of TPUs or of GPUs. This is resourcevalidator.ExactlyOneOf's check and wording,
 	// on the model already decoded here: the validator decodes the configuration once more for each of the N jobs.
-	if !u.at("tpu_workers") && !u.at("gpu_workers") && (m.TPUWorkers == nil) == (m.GPUWorkers == nil) {
+	if !u.At("tpu_workers") && !u.At("gpu_workers") && (m.TPUWorkers == nil) == (m.GPUWorkers == nil) {
 		resp.Diagnostics.AddAttributeError(path.Root("tpu_workers"), "Invalid Attribute Combination",
 			"Exactly one of these attributes must be configured: [tpu_workers,gpu_workers]")
 	}
@@ -408,13 +410,13 @@ func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.Valida
 // knownRayJob decodes a RayJob configuration or plan with unknown values read as null (getKnown). One with nothing
 // unknown (every job's configuration once its pool pair is applied, every unchanged job's plan) decodes without the
 // framework's reflection, which compiles a regexp per struct field and was a quarter of the provider's CPU in a plan.
-func knownRayJob(ctx context.Context, raw tftypes.Value, s tfsdk.Config) (rayJobModel, unknowns, diag.Diagnostics) {
+func knownRayJob(ctx context.Context, raw tftypes.Value, s tfsdk.Config) (rayJobModel, tfvalue.Unknowns, diag.Diagnostics) {
 	var m rayJobModel
 	if raw.IsFullyKnown() && fillScalars(ctx, raw, &m) {
 		return m, nil, nil
 	}
 	m = rayJobModel{}
-	u, diags := getKnown(ctx, raw, s, &m)
+	u, diags := tfvalue.GetKnown(ctx, raw, s, &m)
 	return m, u, diags
 }
 
@@ -431,13 +433,13 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	suffix, kubeID := "", ""
-	if !u.at("name") && !u.at("namespace") {
+	if !u.At("name") && !u.At("namespace") {
 		suffix = "namespaces/" + m.Namespace.ValueString() + "/rayJobs/" + m.Name.ValueString()
 		kubeID = m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	}
 	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
 	set := func(name string, v attr.Value) {
-		resp.Diagnostics.Append(setPlanRoot(ctx, &resp.Plan, name, v)...)
+		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, name, v)...)
 	}
 	if w := m.TPUWorkers; w != nil && !w.Topology.IsNull() && !w.ChipsPerNode.IsNull() {
 		if n, err := numOfHosts(w.Topology.ValueString(), w.ChipsPerNode.ValueInt64()); err == nil {
@@ -450,7 +452,7 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	// Defaults fill only what the configuration leaves out: a value configured but not known yet stays unknown. They
 	// are planned whenever the configuration leaves them out, not only when unknown, as a schema Default is: a value
 	// changed by hand (read back into state) is planned back, which UseStateForUnknown alone would keep.
-	cfgFiles, cfgAutoscaling := rootString(req.Config.Raw, "files_config_map"), rootBool(req.Config.Raw, "enable_in_tree_autoscaling")
+	cfgFiles, cfgAutoscaling := tfvalue.RootString(req.Config.Raw, "files_config_map"), tfvalue.RootBool(req.Config.Raw, "enable_in_tree_autoscaling")
 	// planDefault plans v for an attribute the configuration leaves out. A value in the plan (the prior one, read as
 	// null when unknown) that differs replaces the job, as the attribute's RequiresReplace would if the change were in
 	// the configuration: that modifier ran before this, on the prior value.
@@ -460,10 +462,10 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		}
 		set(name, v)
 	}
-	if (u.at("files_config_map") || len(m.Files.Elements()) > 0) && !u.at("name") && cfgFiles.IsNull() {
+	if (u.At("files_config_map") || len(m.Files.Elements()) > 0) && !u.At("name") && cfgFiles.IsNull() {
 		planDefault("files_config_map", m.FilesConfigMap, types.StringValue(m.Name.ValueString()+"-files"))
 	}
-	if !u.at("queue") && !u.at("elastic") && cfgAutoscaling.IsNull() {
+	if !u.At("queue") && !u.At("elastic") && cfgAutoscaling.IsNull() {
 		v := types.BoolValue(m.Queue.IsNull() || m.Elastic.ValueBool())
 		planDefault("enable_in_tree_autoscaling", m.EnableInTreeAutoscaling, v)
 		m.EnableInTreeAutoscaling = v
@@ -473,7 +475,7 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("drift"))
 	}
 	validateRayJob(&m, &resp.Diagnostics)
-	if !resp.Diagnostics.HasError() && m.Elastic.ValueBool() && !u.at("queue") && !u.at("namespace") && !u.at("cluster") && r.queueChanged(ctx, req, &m) {
+	if !resp.Diagnostics.HasError() && m.Elastic.ValueBool() && !u.At("queue") && !u.At("namespace") && !u.At("cluster") && r.queueChanged(ctx, req, &m) {
 		r.refuseElasticOnMultiKueue(ctx, &m, resp)
 	}
 }
@@ -484,7 +486,7 @@ func (r *rayJobResource) kube(ctx context.Context, cluster, project, location ty
 
 // recordRayJobBaseline keeps what the create left on the job, for Read to compare with. Without one, drift is not
 // compared for this job: a warning, since the job was submitted as asked.
-func recordRayJobBaseline(ctx context.Context, c *kube.Clients, job *rayv1.RayJob, cm *corev1.ConfigMap, p privateState, diags *diag.Diagnostics) {
+func recordRayJobBaseline(ctx context.Context, c *kube.Clients, job *rayv1.RayJob, cm *corev1.ConfigMap, p tfvalue.PrivateState, diags *diag.Diagnostics) {
 	if job == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package provider
+package tfvalue
 
 import (
 	"context"
@@ -10,16 +10,16 @@ import (
 
 // Configurations are checked at validate and plan time, while a module variable, a concat() of them or another
 // resource's attribute can still be unknown, at any depth. Decoding such a value into a Go slice or pointer fails,
-// so checks decode what is known: every unknown value, however deep, reads as null, and unknowns says where they were
+// so checks decode what is known: every unknown value, however deep, reads as null, and Unknowns says where they were
 // so that a check tells "not known yet" from "not set". ModifyPlan runs the same checks again, and Terraform plans
 // once more during apply with everything known.
 
-// unknowns are the paths of the values that were unknown.
-type unknowns []*tftypes.AttributePath
+// Unknowns are the paths of the values that were unknown.
+type Unknowns []*tftypes.AttributePath
 
-// at reports whether the value at attribute, then list index, then attribute (and so on) was unknown, or inside one
+// At reports whether the value At attribute, then list index, then attribute (and so on) was unknown, or inside one
 // that was.
-func (u unknowns) at(steps ...any) bool {
+func (u Unknowns) At(steps ...any) bool {
 	p := tftypes.NewAttributePath()
 	for _, s := range steps {
 		switch v := s.(type) {
@@ -37,9 +37,9 @@ func (u unknowns) at(steps ...any) bool {
 	return false
 }
 
-// under reports whether any value at or below the path (attribute, then list index, ...) was unknown, or one above it.
-func (u unknowns) under(steps ...any) bool {
-	if u.at(steps...) {
+// Under reports whether any value at or below the path (attribute, then list index, ...) was unknown, or one above it.
+func (u Unknowns) Under(steps ...any) bool {
+	if u.At(steps...) {
 		return true
 	}
 	p := tftypes.NewAttributePath()
@@ -60,9 +60,9 @@ func (u unknowns) under(steps ...any) bool {
 	return false
 }
 
-// getKnown decodes config or plan data into target with unknown values read as null.
-func getKnown(ctx context.Context, raw tftypes.Value, s tfsdk.Config, target any) (unknowns, diag.Diagnostics) {
-	var u unknowns
+// GetKnown decodes config or plan data into target with unknown values read as null.
+func GetKnown(ctx context.Context, raw tftypes.Value, s tfsdk.Config, target any) (Unknowns, diag.Diagnostics) {
+	var u Unknowns
 	known, err := tftypes.Transform(raw, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if !v.IsKnown() {
 			u = append(u, p)
@@ -94,12 +94,12 @@ func nullOf(t tftypes.Type) tftypes.Value {
 	return tftypes.NewValue(t, attrs)
 }
 
-// knownConfig is getKnown of a ValidateConfig request's configuration.
-func knownConfig(ctx context.Context, c tfsdk.Config, target any) (unknowns, diag.Diagnostics) {
-	return getKnown(ctx, c.Raw, c, target)
+// KnownConfig is GetKnown of a ValidateConfig request's configuration.
+func KnownConfig(ctx context.Context, c tfsdk.Config, target any) (Unknowns, diag.Diagnostics) {
+	return GetKnown(ctx, c.Raw, c, target)
 }
 
-// knownPlan is getKnown of a plan.
-func knownPlan(ctx context.Context, p tfsdk.Plan, target any) (unknowns, diag.Diagnostics) {
-	return getKnown(ctx, p.Raw, tfsdk.Config{Schema: p.Schema}, target)
+// KnownPlan is GetKnown of a plan.
+func KnownPlan(ctx context.Context, p tfsdk.Plan, target any) (Unknowns, diag.Diagnostics) {
+	return GetKnown(ctx, p.Raw, tfsdk.Config{Schema: p.Schema}, target)
 }

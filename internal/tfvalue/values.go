@@ -1,17 +1,13 @@
-package provider
+package tfvalue
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// Conversions between Terraform values and Go values, and the null timeouts blocks, for every resource.
-
-func stringMap(m types.Map) map[string]string {
+// StringMap is the known strings of a map.
+func StringMap(m types.Map) map[string]string {
 	out := map[string]string{}
 	for k, v := range m.Elements() {
 		if s, ok := v.(types.String); ok {
@@ -21,7 +17,8 @@ func stringMap(m types.Map) map[string]string {
 	return out
 }
 
-func stringList(l types.List) []string {
+// StringList is the known strings of a list.
+func StringList(l types.List) []string {
 	var out []string
 	for _, v := range l.Elements() {
 		if s, ok := v.(types.String); ok {
@@ -31,7 +28,8 @@ func stringList(l types.List) []string {
 	return out
 }
 
-func mapValue(m map[string]string) types.Map {
+// MapValue is a map of strings, null when empty, as resources keep an unset map attribute.
+func MapValue(m map[string]string) types.Map {
 	if len(m) == 0 {
 		return types.MapNull(types.StringType)
 	}
@@ -42,40 +40,25 @@ func mapValue(m map[string]string) types.Map {
 	return types.MapValueMust(types.StringType, vals)
 }
 
-func knownString(v types.String) string {
+// KnownString is the string, "" when null or unknown.
+func KnownString(v types.String) string {
 	if v.IsNull() || v.IsUnknown() {
 		return ""
 	}
 	return v.ValueString()
 }
 
-func timeoutsNull() timeouts.Value {
+// TimeoutsNull is a null timeouts block with create, update and delete.
+func TimeoutsNull() timeouts.Value {
 	return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 		"create": types.StringType, "update": types.StringType, "delete": types.StringType,
 	})}
 }
 
-func rayJobTimeoutsNull() timeouts.Value {
-	return timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{"create": types.StringType, "delete": types.StringType})}
-}
-
-func nilIfEmpty(m map[string]string) map[string]string {
+// NilIfEmpty is m, nil when it is empty.
+func NilIfEmpty(m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
 	return m
-}
-
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
-
-func sameData(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
