@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
@@ -147,7 +148,7 @@ func recreatedDefaultPools(planned types.List) []string {
 // again: auto-repair, auto-upgrade and upgrade settings in place; a pool the plan named changed where only a new pool
 // can differ (made again by hand with another machine type, scopes or size), by deleting and creating it again. A
 // difference that arose after the plan waits for the next one.
-func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterRef, m *clusterModel, planned types.List, p tfvalue.PrivateState, diags *diag.Diagnostics) error {
+func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterscope.Ref, m *clusterModel, planned types.List, p tfvalue.PrivateState, diags *diag.Diagnostics) error {
 	cl, err := findCluster(ctx, client, ref)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestAccDrift_clusterGenerated(t *testing.T) {
 	t.Parallel() // GKE only, on a cluster of its own
 	name := "acc-drift-cl"
-	ref := clusterRef{testProject, testLocation, name}
+	ref := clusterscope.Ref{Project: testProject, Location: testLocation, Name: name}
 	tf := newTFRun(t, "provider \"dwsfallback\" {}\n"+clusterConfig(name, true, `labels = { team = "ml" }`))
 	tf.mustRun("apply", "-auto-approve", "-input=false")
 	tf.expectEmptyPlan()

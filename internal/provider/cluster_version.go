@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
 
 // warnServedVersion warns when the cluster's API server runs another Kubernetes minor than GKE reports for it. GKE's
 // never does; the local stack's control planes run one version whatever a cluster asks for, and say so here rather
 // than pretend. Called after a create or a version change only, so the warning comes once; unread, it says nothing.
-func warnServedVersion(ctx context.Context, c clients, ref clusterRef, cl *containerpb.Cluster, diags *diag.Diagnostics) {
+func warnServedVersion(ctx context.Context, c clusterscope.Clients, ref clusterscope.Ref, cl *containerpb.Cluster, diags *diag.Diagnostics) {
 	want := minorVersion(cl.GetCurrentMasterVersion())
 	if want == "" || cl.GetEndpoint() == "" {
 		return

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -201,7 +202,7 @@ func (r *computeClassResource) checkClassPools(ctx context.Context, m *computeCl
 	if !named || m.Cluster.IsNull() {
 		return true
 	}
-	client, ref, ok := connectGKE(ctx, r.clients, m.Cluster, m.Project, m.Location, path.Root("cluster"), diags)
+	client, ref, ok := clusterscope.GKE(ctx, r.clients, m.Cluster, m.Project, m.Location, path.Root("cluster"), diags)
 	if !ok {
 		return false
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -33,7 +34,7 @@ func (r *computeClassResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"label and taint: set `compute_class` on the pool pair. Created and updated whole (field manager " +
 			"`terraform-provider-dwsfallback`): the spec is the provider's, so a change by hand to what it manages shows in the plan, " +
 			"and fields it does not manage (e.g. `nodeLabels`, `location`) are removed by the next update.",
-		Attributes: withClusterScope(map[string]schema.Attribute{
+		Attributes: clusterscope.With(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "`projects/P/locations/L/clusters/C/computeClasses/NAME`, or `NAME` when the provider has a `kubernetes` block; the import id.",

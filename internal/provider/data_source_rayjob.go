@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -16,7 +17,7 @@ func NewRayJobDataSource() datasource.DataSource { return &rayJobDataSource{} }
 
 // rayJobDataSource reports where an existing RayJob stands, whoever submitted it.
 type rayJobDataSource struct {
-	clients clients
+	clients clusterscope.Clients
 }
 
 type rayJobDataModel struct {
@@ -85,7 +86,7 @@ func (d *rayJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 }
 
 func (d *rayJobDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	d.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *rayJobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -97,7 +98,7 @@ func (d *rayJobDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if m.Namespace.IsNull() {
 		m.Namespace = types.StringValue("default")
 	}
-	c, ok := kubeFor(ctx, d.clients, m.Cluster, m.Project, m.Location, &resp.Diagnostics)
+	c, ok := clusterscope.Kube(ctx, d.clients, m.Cluster, m.Project, m.Location, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -23,7 +24,7 @@ func NewWorkloadsDataSource() datasource.DataSource { return &workloadsDataSourc
 
 // workloadsDataSource lists Kueue's Workloads of a LocalQueue or a ClusterQueue, with where each was placed.
 type workloadsDataSource struct {
-	clients clients
+	clients clusterscope.Clients
 }
 
 type workloadsModel struct {
@@ -124,7 +125,7 @@ func (d *workloadsDataSource) ConfigValidators(context.Context) []datasource.Con
 }
 
 func (d *workloadsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	d.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *workloadsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -133,7 +134,7 @@ func (d *workloadsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := kubeFor(ctx, d.clients, m.Cluster, m.Project, m.Location, &resp.Diagnostics)
+	c, ok := clusterscope.Kube(ctx, d.clients, m.Cluster, m.Project, m.Location, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 )
@@ -74,7 +75,7 @@ resource "dwsfallback_tpu_pool_pair" "test" {
 // Every method the provider calls answers 429 or 503 twice before it works: create, update and destroy all finish.
 func TestAccFaults_transientBursts(t *testing.T) {
 	t.Parallel() // GKE only, its faults its cluster's
-	ref := clusterRef{Project: testProject, Location: testLocation, Name: "acc-bursts"}
+	ref := clusterscope.Ref{Project: testProject, Location: testLocation, Name: "acc-bursts"}
 	faults := emu.For(ref.Name)
 	t.Cleanup(faults.Clear)
 	resource.Test(t, resource.TestCase{

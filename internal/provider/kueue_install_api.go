@@ -17,12 +17,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/helm"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
 func (r *kueueInstallResource) connect(ctx context.Context, m *kueueInstallModel, diags *diag.Diagnostics) (*kube.Clients, *helm.Client, bool) {
-	c, ok := kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
+	c, ok := clusterscope.Kube(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
 	if !ok {
 		return nil, nil, false
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -28,7 +29,7 @@ func (r *kueueInstallResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"does, through the Helm SDK: a real Helm release that `helm list` shows. Destroy uninstalls it, and the chart's CRDs go " +
 			"with it; so a destroy refuses, before uninstalling anything, while any ClusterQueue or workload remains on the cluster " +
 			"(from this state or another), naming them.",
-		Attributes: withClusterScope(map[string]schema.Attribute{
+		Attributes: clusterscope.With(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},

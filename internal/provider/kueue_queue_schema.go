@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -45,7 +46,7 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"them in order, the `kueue.x-k8s.io/provisioning-request` AdmissionCheck and its ProvisioningRequestConfig on the " +
 			"flavors that carry `provisioning`, and LocalQueues. One resource for the tutorial's `dws-tpu-queue.yaml`, applied with " +
 			"server-side apply (field manager `terraform-provider-dwsfallback`) through Kueue's typed v1beta2 client.",
-		Attributes: withClusterScope(map[string]schema.Attribute{
+		Attributes: clusterscope.With(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "`projects/P/locations/L/clusters/C/clusterQueues/NAME`, or `NAME` when the provider has a `kubernetes` block; the import id.",

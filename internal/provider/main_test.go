@@ -16,6 +16,7 @@ import (
 	"google.golang.org/api/option"
 	kueuev1beta2 "sigs.k8s.io/kueue/client-go/clientset/versioned/typed/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
@@ -90,7 +91,7 @@ func gkeAPI(t *testing.T) *gke.Client {
 }
 
 // createTestCluster makes a RUNNING cluster of that name in the emulator and deletes it when the test ends.
-func createTestCluster(t *testing.T, name string) clusterRef {
+func createTestCluster(t *testing.T, name string) clusterscope.Ref {
 	t.Helper()
 	return createClusterAs(t, &containerpb.Cluster{
 		Name: name, InitialClusterVersion: "1.34",
@@ -99,9 +100,9 @@ func createTestCluster(t *testing.T, name string) clusterRef {
 }
 
 // createClusterAs makes the cluster described, waits until it is RUNNING, and deletes it when the test ends.
-func createClusterAs(t *testing.T, cl *containerpb.Cluster) clusterRef {
+func createClusterAs(t *testing.T, cl *containerpb.Cluster) clusterscope.Ref {
 	t.Helper()
-	ref := clusterRef{Project: testProject, Location: testLocation, Name: cl.Name}
+	ref := clusterscope.Ref{Project: testProject, Location: testLocation, Name: cl.Name}
 	c := gkeAPI(t)
 	parent := fmt.Sprintf("projects/%s/locations/%s", testProject, testLocation)
 	err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
@@ -115,21 +116,21 @@ func createClusterAs(t *testing.T, cl *containerpb.Cluster) clusterRef {
 }
 
 // deleteTestCluster deletes a cluster as someone with gcloud would.
-func deleteTestCluster(t *testing.T, ref clusterRef) {
+func deleteTestCluster(t *testing.T, ref clusterscope.Ref) {
 	t.Helper()
 	if err := deleteCluster(gkeAPI(t), ref); err != nil {
 		t.Fatalf("deleting cluster %s: %v", ref, err)
 	}
 }
 
-func deleteCluster(c *gke.Client, ref clusterRef) error {
+func deleteCluster(c *gke.Client, ref clusterscope.Ref) error {
 	return c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.API().DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: ref.String()})
 	}, nil)
 }
 
 // testPools lists the node pools of a cluster by name.
-func testPools(t *testing.T, ref clusterRef) map[string]*containerpb.NodePool {
+func testPools(t *testing.T, ref clusterscope.Ref) map[string]*containerpb.NodePool {
 	t.Helper()
 	pools, err := listPools(context.Background(), gkeAPI(t), ref)
 	if err != nil {
@@ -204,7 +205,7 @@ func sweepAfter(t *testing.T) {
 				continue
 			}
 			t.Logf("deleting cluster %s, which the test left behind", name)
-			if err := deleteCluster(c, clusterRef{testProject, testLocation, name}); err != nil {
+			if err := deleteCluster(c, clusterscope.Ref{Project: testProject, Location: testLocation, Name: name}); err != nil {
 				t.Errorf("deleting cluster %s left behind: %v", name, err)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
@@ -24,7 +25,7 @@ func (r *multiKueueConfigResource) Schema(ctx context.Context, _ resource.Schema
 			"job's Workload to every worker, the first worker that admits it runs it, and the other copies are removed. DWS " +
 			"belongs on the workers: Kueue makes a manager ClusterQueue with both this check and a ProvisioningRequest check " +
 			"inactive. Apply waits until Kueue reports the check `Active` (at least one worker connected).",
-		Attributes: withClusterScope(map[string]schema.Attribute{
+		Attributes: clusterscope.With(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "`projects/P/locations/L/clusters/C/multiKueueConfigs/NAME`, or `NAME` when the provider has a `kubernetes` block; the import id.",

@@ -7,6 +7,7 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
@@ -15,29 +16,29 @@ import (
 
 // clusterAt is the GKE cluster of the project whose endpoint is server (https://ENDPOINT); found is false when none
 // is.
-func clusterAt(ctx context.Context, c clients, project, server string) (ref clusterRef, found bool, err error) {
+func clusterAt(ctx context.Context, c clusterscope.Clients, project, server string) (ref clusterscope.Ref, found bool, err error) {
 	client, err := c.GKE(ctx)
 	if err != nil {
-		return clusterRef{}, false, fmt.Errorf("connecting to GKE: %w", err)
+		return clusterscope.Ref{}, false, fmt.Errorf("connecting to GKE: %w", err)
 	}
 	list, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.ListClustersResponse, error) {
 		return client.API().ListClusters(ctx, &containerpb.ListClustersRequest{Parent: fmt.Sprintf("projects/%s/locations/-", project)})
 	})
 	if err != nil {
-		return clusterRef{}, false, fmt.Errorf("listing the clusters of project %s: %w", project, err)
+		return clusterscope.Ref{}, false, fmt.Errorf("listing the clusters of project %s: %w", project, err)
 	}
 	for _, cl := range list.GetClusters() {
 		if "https://"+cl.GetEndpoint() == server {
-			return clusterRef{Project: project, Location: cl.GetLocation(), Name: cl.GetName()}, true, nil
+			return clusterscope.Ref{Project: project, Location: cl.GetLocation(), Name: cl.GetName()}, true, nil
 		}
 	}
-	return clusterRef{}, false, nil
+	return clusterscope.Ref{}, false, nil
 }
 
 // followWorker makes manager's clients reach its MultiKueue workers: the MultiKueueCluster's Secret names the
 // worker's endpoint, and the GKE cluster of the manager's project with that endpoint is reached with the provider's
 // own credentials (never the Secret's token). Workers in other projects are not followed.
-func (d *providerData) followWorker(manager clusterRef, c *kube.Clients) {
+func (d *providerData) followWorker(manager clusterscope.Ref, c *kube.Clients) {
 	// Remembered for a while: a refresh of many dispatched jobs looks each worker up once, not once per job.
 	found := ttlcache.New[string, *kube.Clients](workerSeenFor)
 	c.Worker = func(ctx context.Context, name string) (*kube.Clients, error) {
@@ -50,7 +51,7 @@ func (d *providerData) followWorker(manager clusterRef, c *kube.Clients) {
 const workerSeenFor = time.Minute
 
 // findWorker reaches the worker MultiKueueCluster name stands for, on manager (clients c).
-func (d *providerData) findWorker(ctx context.Context, manager clusterRef, c *kube.Clients, name string) (*kube.Clients, error) {
+func (d *providerData) findWorker(ctx context.Context, manager clusterscope.Ref, c *kube.Clients, name string) (*kube.Clients, error) {
 	mkc, err := multikueue.FindCluster(ctx, c.Kueue, name)
 	if err != nil {
 		return nil, err

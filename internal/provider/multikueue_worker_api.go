@@ -14,6 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
@@ -23,7 +24,7 @@ import (
 // workerEndpoint is how the manager reaches the worker: the API server URL and CA that GKE reports for it; nil when
 // GKE has no such cluster.
 type workerEndpoint struct {
-	ref    clusterRef
+	ref    clusterscope.Ref
 	server string
 	ca     []byte
 	// stopping: GKE is deleting the cluster, whose objects go with it.
@@ -31,7 +32,7 @@ type workerEndpoint struct {
 }
 
 func (r *multiKueueWorkerResource) findWorker(ctx context.Context, m *multiKueueWorkerModel) (*workerEndpoint, error) {
-	ref, err := resolveCluster(m.WorkerCluster.ValueString(), "", "", r.clients)
+	ref, err := clusterscope.Resolve(m.WorkerCluster.ValueString(), "", "", r.clients)
 	if err != nil {
 		return nil, fmt.Errorf("worker_cluster: %w", err)
 	}
@@ -49,7 +50,7 @@ func (r *multiKueueWorkerResource) findWorker(ctx context.Context, m *multiKueue
 	return endpointOf(ref, cl)
 }
 
-func endpointOf(ref clusterRef, cl *containerpb.Cluster) (*workerEndpoint, error) {
+func endpointOf(ref clusterscope.Ref, cl *containerpb.Cluster) (*workerEndpoint, error) {
 	ca, err := base64.StdEncoding.DecodeString(cl.GetMasterAuth().GetClusterCaCertificate())
 	if err != nil {
 		return nil, fmt.Errorf("worker cluster %s reports a CA that is not base64: %w", ref, err)
@@ -188,7 +189,7 @@ func workerRights(c *kube.Clients, m *multiKueueWorkerModel, role *rbacv1.Cluste
 // unreachable is a worker GKE lists whose API server did not answer a refresh (an outage, an upgrade): the refresh
 // goes on, with a warning, rather than block every plan of the configuration.
 type unreachable struct {
-	ref clusterRef
+	ref clusterscope.Ref
 	err error
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -25,7 +26,7 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 			"names it; apply waits until Kueue reports the worker `Active`. The token and the kubeconfig never reach state or " +
 			"logs: the provider reads the token from the worker and writes the Secret itself. A kubeconfig you bring instead " +
 			"goes in the write-only `kubeconfig_wo` (Terraform 1.11+).",
-		Attributes: withClusterScope(map[string]schema.Attribute{
+		Attributes: clusterscope.With(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "`projects/P/locations/L/clusters/C/multiKueueClusters/NAME` (the manager's cluster), or `NAME` when the provider has a `kubernetes` block; the import id.",
@@ -42,7 +43,7 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 				MarkdownDescription: "The worker's GKE cluster: its id `projects/P/locations/L/clusters/NAME` (the `id` of `dwsfallback_cluster`), " +
 					"or its name in the provider's project and location. The manager reaches it at the endpoint and CA GKE reports. " +
 					"Changed in place: the apply makes the credentials on the new worker and writes them to the manager's Secret, then removes them from the old one; the `MultiKueueCluster` keeps its name, so a config that lists it is undisturbed.",
-				Validators: []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })},
+				Validators: []validator.String{validators.Func("cluster", func(s string) error { _, err := clusterscope.Parse(s); return err })},
 			},
 			"config": schema.StringAttribute{
 				Optional:   true,

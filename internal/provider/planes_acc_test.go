@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 )
 
@@ -49,7 +50,7 @@ func TestAccClusters_ownControlPlanes(t *testing.T) {
 					seen := map[string]string{}
 					for _, n := range names {
 						ctxOf[n] = kc.of(n)
-						cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterRef{testProject, testLocation, n})
+						cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: testLocation, Name: n})
 						if err != nil {
 							return err
 						}
@@ -118,7 +119,7 @@ func accepts(addr string) bool {
 // logPlaneMemory logs the resident memory of the processes of the cluster's control plane (a measurement for the
 // record, not a target: targets are benchmarks' business).
 func logPlaneMemory(t *testing.T, s *localstack.Stack, cluster string) {
-	plane := s.ClusterStack(clusterRef{testProject, testLocation, cluster}.String())
+	plane := s.ClusterStack(clusterscope.Ref{Project: testProject, Location: testLocation, Name: cluster}.String())
 	if plane == nil {
 		return
 	}

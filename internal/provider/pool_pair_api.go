@@ -10,11 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 )
 
 // listPools reads every pool of the cluster in one call, by name.
-func listPools(ctx context.Context, client *gke.Client, ref clusterRef) (map[string]*containerpb.NodePool, error) {
+func listPools(ctx context.Context, client *gke.Client, ref clusterscope.Ref) (map[string]*containerpb.NodePool, error) {
 	resp, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.ListNodePoolsResponse, error) {
 		return client.API().ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: ref.String()})
 	})
@@ -34,7 +35,7 @@ func findPool(ctx context.Context, client *gke.Client, name string) (*containerp
 	})
 }
 
-func deletePool(ctx context.Context, client *gke.Client, ref clusterRef, pool string) error {
+func deletePool(ctx context.Context, client *gke.Client, ref clusterscope.Ref, pool string) error {
 	err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
 		return client.API().DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: ref.String() + "/nodePools/" + pool})
 	}, nil)
@@ -62,13 +63,13 @@ func waitPoolSettled(ctx context.Context, client *gke.Client, name string, np *c
 }
 
 // connect resolves the cluster and the client for a CRUD call.
-func (r *poolPairResource[M, P]) connect(ctx context.Context, m *poolPairModel, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
-	return connectGKE(ctx, r.clients, m.Cluster, m.Project, m.Location, path.Root("cluster"), diags)
+func (r *poolPairResource[M, P]) connect(ctx context.Context, m *poolPairModel, diags *diag.Diagnostics) (*gke.Client, clusterscope.Ref, bool) {
+	return clusterscope.GKE(ctx, r.clients, m.Cluster, m.Project, m.Location, path.Root("cluster"), diags)
 }
 
 // createPool creates one pool and waits for it. A pool of that name that already exists (left by an interrupted
 // apply, or made by hand) is adopted when it has this pool's defining settings, and refused otherwise.
-func (r *poolPairResource[M, P]) createPool(ctx context.Context, client *gke.Client, ref clusterRef, role poolRole, p poolModel, m pairModel, started func(*containerpb.NodePool)) (*containerpb.NodePool, error) {
+func (r *poolPairResource[M, P]) createPool(ctx context.Context, client *gke.Client, ref clusterscope.Ref, role poolRole, p poolModel, m pairModel, started func(*containerpb.NodePool)) (*containerpb.NodePool, error) {
 	want := expandNodePool(role, p, m)
 	name := ref.String() + "/nodePools/" + want.GetName()
 	err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
@@ -99,7 +100,7 @@ func (r *poolPairResource[M, P]) createPool(ctx context.Context, client *gke.Cli
 }
 
 // refresh re-reads both pools into st after a change.
-func (r *poolPairResource[M, P]) refresh(ctx context.Context, client *gke.Client, ref clusterRef, st pairModel, diags *diag.Diagnostics) {
+func (r *poolPairResource[M, P]) refresh(ctx context.Context, client *gke.Client, ref clusterscope.Ref, st pairModel, diags *diag.Diagnostics) {
 	_, onDemand, flex, err := splitPoolPairID(st.pair().ID.ValueString())
 	if err != nil {
 		diags.AddError(fmt.Sprintf("reading %s pool pair", r.kind.noun), err.Error())

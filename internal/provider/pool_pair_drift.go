@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
@@ -135,7 +136,7 @@ func writePoolBaselines(ctx context.Context, p tfvalue.PrivateState, baselines m
 
 // repairInPlace sets again, on each pool of the pair, the fields GKE changes in place that differ from what the apply
 // makes of m: autoscaling, management, upgrade settings, node labels and taints, each with the call that sets it.
-func repairInPlace(ctx context.Context, client *gke.Client, ref clusterRef, names map[poolRole]string, m pairModel) error {
+func repairInPlace(ctx context.Context, client *gke.Client, ref clusterscope.Ref, names map[poolRole]string, m pairModel) error {
 	pools, err := listPools(ctx, client, ref)
 	if err != nil {
 		return err

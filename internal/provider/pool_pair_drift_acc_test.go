@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 )
 
@@ -42,7 +43,7 @@ func TestAccDrift_poolPairGenerated(t *testing.T) {
 	}
 }
 
-func tryPoolDrift(t *testing.T, ref clusterRef, tf *tfRun, pools ...string) {
+func tryPoolDrift(t *testing.T, ref clusterscope.Ref, tf *tfRun, pools ...string) {
 	t.Helper()
 	tf.mustRun("apply", "-auto-approve", "-input=false")
 	tf.expectEmptyPlan()

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -331,30 +332,30 @@ func reservationAffinity(np *containerpb.NodePool) string {
 }
 
 // splitPoolPairID reads projects/P/locations/L/clusters/C/nodePools/ONDEMAND,FLEX.
-func splitPoolPairID(id string) (clusterRef, string, string, error) {
+func splitPoolPairID(id string) (clusterscope.Ref, string, string, error) {
 	i := strings.Index(id, "/nodePools/")
 	if i < 0 {
-		return clusterRef{}, "", "", fmt.Errorf("id %q must look like projects/PROJECT/locations/LOCATION/clusters/CLUSTER/nodePools/ON_DEMAND_POOL,FLEX_START_POOL", id)
+		return clusterscope.Ref{}, "", "", fmt.Errorf("id %q must look like projects/PROJECT/locations/LOCATION/clusters/CLUSTER/nodePools/ON_DEMAND_POOL,FLEX_START_POOL", id)
 	}
-	ref, err := parseCluster(id[:i])
+	ref, err := clusterscope.Parse(id[:i])
 	if err != nil || ref.Project == "" {
-		return clusterRef{}, "", "", fmt.Errorf("id %q must look like projects/PROJECT/locations/LOCATION/clusters/CLUSTER/nodePools/ON_DEMAND_POOL,FLEX_START_POOL", id)
+		return clusterscope.Ref{}, "", "", fmt.Errorf("id %q must look like projects/PROJECT/locations/LOCATION/clusters/CLUSTER/nodePools/ON_DEMAND_POOL,FLEX_START_POOL", id)
 	}
 	names := strings.Split(id[i+len("/nodePools/"):], ",")
 	if len(names) != 2 || names[0] == "" || names[1] == "" || names[0] == names[1] {
-		return clusterRef{}, "", "", fmt.Errorf("id %q must end with two different pool names, the on-demand one first: nodePools/ON_DEMAND_POOL,FLEX_START_POOL", id)
+		return clusterscope.Ref{}, "", "", fmt.Errorf("id %q must end with two different pool names, the on-demand one first: nodePools/ON_DEMAND_POOL,FLEX_START_POOL", id)
 	}
 	return ref, names[0], names[1], nil
 }
 
-func poolPairID(c clusterRef, onDemand, flex string) string {
+func poolPairID(c clusterscope.Ref, onDemand, flex string) string {
 	return fmt.Sprintf("%s/nodePools/%s,%s", c, onDemand, flex)
 }
 
 // flattenPair sets st from GKE's view of the two pools. Each shared attribute is compared with state pool by pool:
 // where one pool differs (changed by hand), that pool's value is read, whichever pool it is, so that a pool that
 // matches state never hides one that does not; `drift` names the pool. The apply then sets only the pools that differ.
-func flattenPair(m pairModel, ref clusterRef, onDemand, flex *containerpb.NodePool) {
+func flattenPair(m pairModel, ref clusterscope.Ref, onDemand, flex *containerpb.NodePool) {
 	st := m.pair()
 	st.Project, st.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
 	st.OnDemand = flattenNodePool(onDemandRole, onDemand, m.liveLabels(onDemand))

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -119,7 +120,7 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: r.kind.description,
-		Attributes:          withClusterScope(attrs, true, "pools"),
+		Attributes:          clusterscope.With(attrs, true, "pools"),
 	}
 }
 

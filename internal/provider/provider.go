@@ -15,7 +15,6 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -25,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"golang.org/x/oauth2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
@@ -263,18 +263,6 @@ func (p *dwsProvider) Functions(context.Context) []func() function.Function {
 	}
 }
 
-// clients is what resources get from the provider. It is an interface so a unit test can hand in its own.
-type clients interface {
-	// GKE returns the GKE client, made on first use so that planning never needs credentials or the network.
-	GKE(ctx context.Context) (*gke.Client, error)
-	// Defaults are the provider's project and location, either possibly empty.
-	Defaults() (project, location string)
-	// Kube returns the Kubernetes clients of a cluster, made on first use.
-	Kube(ctx context.Context, ref clusterRef) (*kube.Clients, error)
-	// HasKubernetesBlock reports whether the provider names a Kubernetes cluster itself.
-	HasKubernetesBlock() bool
-}
-
 type providerData struct {
 	project, location, userAgent string
 	connect                      func(context.Context) (*gke.Client, error)
@@ -308,7 +296,7 @@ func (d *providerData) tokens(ctx context.Context) (oauth2.TokenSource, error) {
 
 // Kube returns the clients of a cluster: from the kubernetes block if there is one, else from GKE's view of the
 // cluster (endpoint and CA) with the provider's Google token, refreshed per request. Made once per cluster and run.
-func (d *providerData) Kube(ctx context.Context, ref clusterRef) (*kube.Clients, error) {
+func (d *providerData) Kube(ctx context.Context, ref clusterscope.Ref) (*kube.Clients, error) {
 	key := ref.String()
 	if d.kubeTarget != nil {
 		key = "kubernetes-block"
@@ -344,7 +332,7 @@ func (d *providerData) Kube(ctx context.Context, ref clusterRef) (*kube.Clients,
 	return c, nil
 }
 
-func (d *providerData) gkeTarget(ctx context.Context, ref clusterRef) (*kube.Target, error) {
+func (d *providerData) gkeTarget(ctx context.Context, ref clusterscope.Ref) (*kube.Target, error) {
 	client, err := d.GKE(ctx)
 	if err != nil {
 		return nil, err
@@ -381,17 +369,3 @@ func (d *providerData) GKE(ctx context.Context) (*gke.Client, error) {
 }
 
 func (d *providerData) Defaults() (string, string) { return d.project, d.location }
-
-// providerClients reads the provider's clients from a Configure request's ProviderData, which is nil until the
-// provider itself is configured.
-func providerClients(data any, diags *diag.Diagnostics) clients {
-	if data == nil {
-		return nil
-	}
-	c, ok := data.(clients)
-	if !ok {
-		diags.AddError("Unexpected Configure Type", fmt.Sprintf("Expected provider clients, got %T. Please report this issue to the provider developers.", data))
-		return nil
-	}
-	return c
-}

@@ -22,6 +22,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
@@ -361,7 +362,7 @@ func gpuPlacement(flavor string, labels map[string]string, g *gpuWorkersModel) e
 
 // findJobPool reads a node pool of the job's cluster from GKE; found is false when it cannot be read.
 func (r *rayJobResource) findJobPool(ctx context.Context, m *rayJobModel, pool string) (*containerpb.NodePool, bool) {
-	ref, err := resolveCluster(m.Cluster.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
+	ref, err := clusterscope.Resolve(m.Cluster.ValueString(), m.Project.ValueString(), m.Location.ValueString(), r.clients)
 	if err != nil {
 		return nil, false
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/ttlcache"
@@ -35,7 +36,7 @@ func (r *rayJobResource) queueChanged(ctx context.Context, req resource.ModifyPl
 // slices: a scale-up on the worker would never be reflected on the manager.
 func (r *rayJobResource) refuseElasticOnMultiKueue(ctx context.Context, m *rayJobModel, resp *resource.ModifyPlanResponse) {
 	var quiet diag.Diagnostics // the cluster may not exist yet: then there is nothing to look at
-	c, ok := kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, &quiet)
+	c, ok := clusterscope.Kube(ctx, r.clients, m.Cluster, m.Project, m.Location, &quiet)
 	if !ok {
 		return
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -57,7 +58,7 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"as the tutorial's `rayjob-tpu-v6e-dws.yaml` and `kubectl create configmap` make them, with TPU tolerations and node " +
 			"selectors derived from the slice. Reports where Kueue placed it (`admitted_flavor`: the on-demand or the DWS flavor). " +
 			"A run is immutable: changing anything that shapes it submits a new run (replacement).",
-		Attributes: withClusterScope(map[string]schema.Attribute{
+		Attributes: clusterscope.With(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -23,7 +24,7 @@ var (
 func NewClusterResource() resource.Resource { return &clusterResource{} }
 
 type clusterResource struct {
-	clients clients
+	clients clusterscope.Clients
 }
 
 func (r *clusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -31,7 +32,7 @@ func (r *clusterResource) Metadata(_ context.Context, req resource.MetadataReque
 }
 
 func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	r.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -231,7 +232,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 }
 
 func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ref, err := parseCluster(req.ID)
+	ref, err := clusterscope.Parse(req.ID)
 	if err != nil || ref.Project == "" || strings.Contains(req.ID, "/nodePools/") {
 		resp.Diagnostics.AddError("importing GKE cluster", fmt.Sprintf("id %q must be projects/PROJECT/locations/LOCATION/clusters/NAME", req.ID))
 		return
@@ -254,7 +255,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() || plan.Name.IsUnknown() {
 		return
 	}
-	ref, err := resolveCluster(plan.Name.ValueString(), tfvalue.KnownString(plan.Project), tfvalue.KnownString(plan.Location), r.clients)
+	ref, err := clusterscope.Resolve(plan.Name.ValueString(), tfvalue.KnownString(plan.Project), tfvalue.KnownString(plan.Location), r.clients)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("location"), "Cannot tell where the cluster goes", err.Error())
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
@@ -32,7 +33,7 @@ resource "dwsfallback_cluster" "test" {
 }
 
 func clusterExists(name string) bool {
-	_, err := findCluster(context.Background(), gkeAPIForCheck(), clusterRef{testProject, testLocation, name})
+	_, err := findCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: testLocation, Name: name})
 	return err == nil
 }
 
@@ -50,7 +51,7 @@ func TestAccCluster_basic(t *testing.T) {
 			{
 				Config: clusterConfig("acc-cl", true, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("id"), knownvalue.StringExact(clusterRef{testProject, testLocation, "acc-cl"}.String())),
+					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("id"), knownvalue.StringExact(clusterscope.Ref{Project: testProject, Location: testLocation, Name: "acc-cl"}.String())),
 					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("status"), knownvalue.StringExact("RUNNING")),
 					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("kubernetes_version"), knownvalue.StringExact("1.34")),
 					statecheck.ExpectKnownValue(clusterAddr, tfjsonpath.New("resolved_version"), knownvalue.StringRegexp(regexp.MustCompile(`^1\.34\.`))),
@@ -74,7 +75,7 @@ func TestAccCluster_basic(t *testing.T) {
 				// Someone turns the add-on on by hand: drift, repaired by apply.
 				PreConfig: func() {
 					c := gkeAPI(t)
-					name := clusterRef{testProject, testLocation, "acc-cl"}.String()
+					name := clusterscope.Ref{Project: testProject, Location: testLocation, Name: "acc-cl"}.String()
 					if err := c.Mutate(context.Background(), name, func(ctx context.Context) (*containerpb.Operation, error) {
 						return c.API().SetAddonsConfig(ctx, &containerpb.SetAddonsConfigRequest{Name: name,
 							AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}}})
@@ -91,7 +92,7 @@ func TestAccCluster_basic(t *testing.T) {
 				// Deleted by hand: planned again.
 				PreConfig: func() {
 					c := gkeAPI(t)
-					name := clusterRef{testProject, testLocation, "acc-cl"}.String()
+					name := clusterscope.Ref{Project: testProject, Location: testLocation, Name: "acc-cl"}.String()
 					if err := c.Mutate(context.Background(), name, func(ctx context.Context) (*containerpb.Operation, error) {
 						return c.API().DeleteCluster(ctx, &containerpb.DeleteClusterRequest{Name: name})
 					}, nil); err != nil {
@@ -140,7 +141,7 @@ resource "dwsfallback_cluster" "test" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
-			{Config: cfg, ResourceName: clusterAddr, ImportState: true, ImportStateId: clusterRef{testProject, testLocation, "tpu-cluster-gcloud"}.String(), ImportStatePersist: true},
+			{Config: cfg, ResourceName: clusterAddr, ImportState: true, ImportStateId: clusterscope.Ref{Project: testProject, Location: testLocation, Name: "tpu-cluster-gcloud"}.String(), ImportStatePersist: true},
 			{Config: cfg, PlanOnly: true},
 			// Lift the protection so the test can clean up.
 			{Config: strings.Replace(cfg, `"tpu-cluster-gcloud"`, `"tpu-cluster-gcloud"

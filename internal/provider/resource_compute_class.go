@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -26,7 +27,7 @@ const defaultComputeClassTimeout = 5 * time.Minute
 func NewComputeClassResource() resource.Resource { return &computeClassResource{} }
 
 type computeClassResource struct {
-	clients clients
+	clients clusterscope.Clients
 }
 
 func (r *computeClassResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -34,7 +35,7 @@ func (r *computeClassResource) Metadata(_ context.Context, req resource.Metadata
 }
 
 func (r *computeClassResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	r.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *computeClassResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -58,7 +59,7 @@ func (r *computeClassResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
+	c, ok := clusterscope.KubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
 	if !ok {
 		return
 	}
@@ -120,7 +121,7 @@ func (r *computeClassResource) ImportState(ctx context.Context, req resource.Imp
 	st := computeClassModel{Timeouts: tfvalue.TimeoutsNull(), Description: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
-	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/computeClasses/", "NAME", r.clients)
+	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(req.ID, "/computeClasses/", "NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing ComputeClass", err.Error())
 		return
@@ -143,7 +144,7 @@ func (r *computeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	planNamedClusterScope(ctx, r.clients, req, resp, "computeClasses")
+	clusterscope.PlanNamed(ctx, r.clients, req, resp, "computeClasses")
 	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
 		// The update reads the class's health again: GKE may have rewritten it since the refresh.
 		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "health", types.StringUnknown())...)
@@ -191,5 +192,5 @@ func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, 
 }
 
 func (r *computeClassResource) kube(ctx context.Context, m *computeClassModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
-	return kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
+	return clusterscope.Kube(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
 }

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -32,7 +33,7 @@ const defaultKueueChart = "oci://registry.k8s.io/kueue/charts/kueue"
 func NewKueueInstallResource() resource.Resource { return &kueueInstallResource{} }
 
 type kueueInstallResource struct {
-	clients clients
+	clients clusterscope.Clients
 }
 
 func (r *kueueInstallResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -40,7 +41,7 @@ func (r *kueueInstallResource) Metadata(_ context.Context, req resource.Metadata
 }
 
 func (r *kueueInstallResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	r.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *kueueInstallResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -121,7 +122,7 @@ func (r *kueueInstallResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp); !ok {
+	if _, ok := clusterscope.KubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp); !ok {
 		return
 	}
 	c, h, ok := r.connect(ctx, &st, &resp.Diagnostics)
@@ -205,7 +206,7 @@ func (r *kueueInstallResource) ImportState(ctx context.Context, req resource.Imp
 	id := req.ID
 	var rest string
 	var err error
-	st.Cluster, st.Project, st.Location, rest, err = scopedImport(id, "/helmReleases/", "NAMESPACE/NAME", r.clients)
+	st.Cluster, st.Project, st.Location, rest, err = clusterscope.Import(id, "/helmReleases/", "NAMESPACE/NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing Kueue install", err.Error())
 		return
@@ -235,7 +236,7 @@ func (r *kueueInstallResource) ModifyPlan(ctx context.Context, req resource.Modi
 		kubeID = ns.ValueString() + "/" + name.ValueString()
 		suffix = "helmReleases/" + kubeID
 	}
-	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
+	clusterscope.Plan(ctx, r.clients, req, resp, suffix, kubeID)
 	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
 		// The repair is a `helm upgrade`: a new revision, whose status Helm sets.
 		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "revision", types.Int64Unknown())...)

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
@@ -34,7 +35,7 @@ const privateDiscover = "discover_local_queues"
 func NewKueueQueueResource() resource.Resource { return &kueueQueueResource{} }
 
 type kueueQueueResource struct {
-	clients clients
+	clients clusterscope.Clients
 }
 
 func (r *kueueQueueResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -42,7 +43,7 @@ func (r *kueueQueueResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *kueueQueueResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	r.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *kueueQueueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -84,7 +85,7 @@ func (r *kueueQueueResource) Read(ctx context.Context, req resource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
+	c, ok := clusterscope.KubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
 	if !ok {
 		return
 	}
@@ -261,7 +262,7 @@ func (r *kueueQueueResource) ImportState(ctx context.Context, req resource.Impor
 		StopPolicy: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
-	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/clusterQueues/", "NAME", r.clients)
+	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(req.ID, "/clusterQueues/", "NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing Kueue queue", err.Error())
 		return
@@ -287,7 +288,7 @@ func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	planNamedClusterScope(ctx, r.clients, req, resp, "clusterQueues")
+	clusterscope.PlanNamed(ctx, r.clients, req, resp, "clusterQueues")
 	if !req.State.Raw.IsNull() {
 		keepQueueStatus(ctx, req, resp)
 	}
@@ -311,7 +312,7 @@ func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.Modify
 
 // kube returns the clients of the queue's cluster.
 func (r *kueueQueueResource) kube(ctx context.Context, m *kueueQueueModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
-	return kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
+	return clusterscope.Kube(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
 }
 
 // recordQueueBaselines keeps what this apply left on each object, for Read to compare the live objects with. Without

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 )
 
@@ -24,7 +25,7 @@ func TestAccKueueQueue_tutorialEquivalence(t *testing.T) {
 	requireStack(t)
 	createTestCluster(t, "acc-kequiv")
 	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "kubectl"), "apply", "-f", "-")
-	ref := clusterRef{Project: testProject, Location: testLocation, Name: "acc-kequiv"}
+	ref := clusterscope.Ref{Project: testProject, Location: testLocation, Name: "acc-kequiv"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{

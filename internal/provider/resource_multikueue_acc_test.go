@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
@@ -28,7 +29,7 @@ import (
 // clusterClients are admin clients of an emulated cluster's own control plane, reached as GKE reports it.
 func clusterClients(t *testing.T, name string) *kube.Clients {
 	t.Helper()
-	cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterRef{testProject, testLocation, name})
+	cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: testLocation, Name: name})
 	if err != nil {
 		t.Fatalf("reading cluster %s: %v", name, err)
 	}
@@ -304,7 +305,7 @@ resource "dwsfallback_kueue_queue" "with_dws" {
 				Config:                  multiKueueManagerConfig,
 				ResourceName:            "dwsfallback_multikueue_worker.w1",
 				ImportState:             true,
-				ImportStateId:           clusterRef{testProject, testLocation, "mk-manager"}.String() + "/multiKueueClusters/mk-w1",
+				ImportStateId:           clusterscope.Ref{Project: testProject, Location: testLocation, Name: "mk-manager"}.String() + "/multiKueueClusters/mk-w1",
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts", "cluster"},
 			},
@@ -312,7 +313,7 @@ resource "dwsfallback_kueue_queue" "with_dws" {
 				Config:                  multiKueueManagerConfig,
 				ResourceName:            "dwsfallback_multikueue_config.mk",
 				ImportState:             true,
-				ImportStateId:           clusterRef{testProject, testLocation, "mk-manager"}.String() + "/multiKueueConfigs/multikueue",
+				ImportStateId:           clusterscope.Ref{Project: testProject, Location: testLocation, Name: "mk-manager"}.String() + "/multiKueueConfigs/multikueue",
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts", "cluster"},
 			},
@@ -417,7 +418,7 @@ func serviceAccountOn(t *testing.T, cluster string, want bool) resource.TestChec
 // workerPlane is the control plane of the emulated cluster name.
 func workerPlane(t *testing.T, s *localstack.Stack, name string) *localstack.Stack {
 	t.Helper()
-	plane := s.ClusterStack(clusterRef{testProject, testLocation, name}.String())
+	plane := s.ClusterStack(clusterscope.Ref{Project: testProject, Location: testLocation, Name: name}.String())
 	if plane == nil || plane == s {
 		t.Fatalf("%s has no control plane of its own", name)
 	}

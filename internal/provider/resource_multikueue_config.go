@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
@@ -30,7 +31,7 @@ const defaultMultiKueueConfigTimeout = 5 * time.Minute
 func NewMultiKueueConfigResource() resource.Resource { return &multiKueueConfigResource{} }
 
 type multiKueueConfigResource struct {
-	clients clients
+	clients clusterscope.Clients
 }
 
 type multiKueueConfigModel struct {
@@ -53,7 +54,7 @@ func (r *multiKueueConfigResource) Metadata(_ context.Context, req resource.Meta
 }
 
 func (r *multiKueueConfigResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	r.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *multiKueueConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -75,7 +76,7 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
+	c, ok := clusterscope.KubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
 	if !ok {
 		return
 	}
@@ -185,7 +186,7 @@ func (r *multiKueueConfigResource) Delete(ctx context.Context, req resource.Dele
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, ok := kubeFor(ctx, r.clients, st.Cluster, st.Project, st.Location, &resp.Diagnostics)
+	c, ok := clusterscope.Kube(ctx, r.clients, st.Cluster, st.Project, st.Location, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -216,7 +217,7 @@ func (r *multiKueueConfigResource) ImportState(ctx context.Context, req resource
 		Active: types.BoolNull(), ActiveReason: types.StringNull(), ActiveMessage: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
-	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/multiKueueConfigs/", "NAME", r.clients)
+	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(req.ID, "/multiKueueConfigs/", "NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing MultiKueueConfig", err.Error())
 		return
@@ -230,7 +231,7 @@ func (r *multiKueueConfigResource) ModifyPlan(ctx context.Context, req resource.
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	planNamedClusterScope(ctx, r.clients, req, resp, "multiKueueConfigs")
+	clusterscope.PlanNamed(ctx, r.clients, req, resp, "multiKueueConfigs")
 	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
 		// The update waits for the check to be Active again.
 		for _, a := range []string{"active_reason", "active_message"} {
@@ -270,7 +271,7 @@ func (r *multiKueueConfigResource) ModifyPlan(ctx context.Context, req resource.
 func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfigModel, verb string, state tfvalue.StateSetter, private tfvalue.PrivateState, diags *diag.Diagnostics) {
 	name := m.Name.ValueString()
 	summary := fmt.Sprintf("%s MultiKueueConfig (%s)", verb, name)
-	c, ok := kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
+	c, ok := clusterscope.Kube(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
 	if !ok {
 		return
 	}

@@ -22,6 +22,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
@@ -315,7 +316,7 @@ func managerWorkload(ctx context.Context, t *testing.T, job string) (*kueue.Work
 // pkg/controller/admissionchecks/multikueue/workload.go), which is the returning worker's older one, and the copy the
 // job was dispatched to is deleted while the manager's status.clusterName keeps naming it.
 func loseWorker(t *testing.T, s *localstack.Stack, job, from, to string) error {
-	plane := s.ClusterStack(clusterRef{testProject, testLocation, from}.String())
+	plane := s.ClusterStack(clusterscope.Ref{Project: testProject, Location: testLocation, Name: from}.String())
 	if plane == nil {
 		return fmt.Errorf("%s has no control plane", from)
 	}
@@ -411,7 +412,7 @@ func TestAccExample_multiRegion(t *testing.T) {
 	vars = append(slices.Clone(three), "-var", `worker_locations=["us-east5-a","us-east5-b","us-east5-a"]`)
 	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
 	tf.mustRun(append([]string{"plan", "-detailed-exitcode", "-input=false"}, vars...)...)
-	if cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterRef{testProject, "us-east5-a", "mre-c"}); err != nil || cl == nil {
+	if cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: "us-east5-a", Name: "mre-c"}); err != nil || cl == nil {
 		t.Fatalf("mre-c in us-east5-a: %v, %v", cl, err)
 	}
 	checkDispatched(t, tf)

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
@@ -33,7 +34,7 @@ const defaultMultiKueueWorkerTimeout = 5 * time.Minute
 func NewMultiKueueWorkerResource() resource.Resource { return &multiKueueWorkerResource{} }
 
 type multiKueueWorkerResource struct {
-	clients clients
+	clients clusterscope.Clients
 }
 
 func (r *multiKueueWorkerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -41,7 +42,7 @@ func (r *multiKueueWorkerResource) Metadata(_ context.Context, req resource.Meta
 }
 
 func (r *multiKueueWorkerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	r.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *multiKueueWorkerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -76,7 +77,7 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
+	c, ok := clusterscope.KubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
 	if !ok {
 		return
 	}
@@ -176,10 +177,10 @@ func (r *multiKueueWorkerResource) moved(st, plan *multiKueueWorkerModel) bool {
 }
 
 func (r *multiKueueWorkerResource) sameWorker(a, b string) bool {
-	ra, errA := resolveCluster(a, "", "", r.clients)
-	rb, errB := resolveCluster(b, "", "", r.clients)
+	ra, errA := clusterscope.Resolve(a, "", "", r.clients)
+	rb, errB := clusterscope.Resolve(b, "", "", r.clients)
 	if errA != nil || errB != nil {
-		return sameCluster(a, b)
+		return clusterscope.Same(a, b)
 	}
 	return ra == rb
 }
@@ -239,7 +240,7 @@ func (r *multiKueueWorkerResource) oldCredentials(st *multiKueueWorkerModel, man
 	}
 	// Resolved now: a short name read later, under other provider defaults, could name another cluster.
 	cluster := st.WorkerCluster.ValueString()
-	if ref, err := resolveCluster(cluster, "", "", r.clients); err == nil {
+	if ref, err := clusterscope.Resolve(cluster, "", "", r.clients); err == nil {
 		cluster = ref.String()
 	}
 	return []oldCredentials{{WorkerCluster: cluster, ServiceAccount: w.ServiceAccount, User: w.User}}
@@ -307,7 +308,7 @@ func (r *multiKueueWorkerResource) ImportState(ctx context.Context, req resource
 		ServiceAccount: types.StringValue("multikueue-sa"), WorkerCluster: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
-	st.Cluster, st.Project, st.Location, name, err = scopedImport(req.ID, "/multiKueueClusters/", "NAME", r.clients)
+	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(req.ID, "/multiKueueClusters/", "NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing MultiKueueCluster", err.Error())
 		return
@@ -340,7 +341,7 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	planNamedClusterScope(ctx, r.clients, req, resp, "multiKueueClusters")
+	clusterscope.PlanNamed(ctx, r.clients, req, resp, "multiKueueClusters")
 	var cfgSecret, name types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("secret_name"), &cfgSecret)...)
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
@@ -452,7 +453,7 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 }
 
 func (r *multiKueueWorkerResource) kube(ctx context.Context, m *multiKueueWorkerModel, diags *diag.Diagnostics) (*kube.Clients, bool) {
-	return kubeFor(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
+	return clusterscope.Kube(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
 }
 
 func multiKueueClusterObject(mkc *kueue.MultiKueueCluster) liveObject {

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -29,7 +30,7 @@ const (
 // poolPairResource is plan A and plan B of one accelerator: the CRUD the TPU and GPU pool pairs share. M is the kind's
 // model, which embeds poolPairModel; P, its pointer type, says what the kind adds.
 type poolPairResource[M any, P pairModelPtr[M]] struct {
-	clients clients
+	clients clusterscope.Clients
 	kind    pairKind
 }
 
@@ -47,7 +48,7 @@ func (r *poolPairResource[M, P]) Metadata(_ context.Context, req resource.Metada
 }
 
 func (r *poolPairResource[M, P]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	r.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -376,7 +377,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
 	}
-	planClusterScope(ctx, r.clients, req, resp, "", "")
+	clusterscope.Plan(ctx, r.clients, req, resp, "", "")
 	var planM M
 	resp.Diagnostics.Append(resp.Plan.Get(ctx, &planM)...)
 	if resp.Diagnostics.HasError() {
@@ -439,7 +440,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 		warnRecreated(prior.Drift, replacedPools, &resp.Diagnostics)
 	}
 	if !plan.Cluster.IsUnknown() && !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !names[0].IsUnknown() && !names[1].IsUnknown() {
-		ref, _ := resolveCluster(plan.Cluster.ValueString(), plan.Project.ValueString(), plan.Location.ValueString(), r.clients)
+		ref, _ := clusterscope.Resolve(plan.Cluster.ValueString(), plan.Project.ValueString(), plan.Location.ValueString(), r.clients)
 		plan.ID = types.StringValue(poolPairID(ref, names[0].ValueString(), names[1].ValueString()))
 	} else {
 		plan.ID = types.StringUnknown()

@@ -21,6 +21,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
@@ -45,7 +46,7 @@ const privateImporting = "importing"
 func NewRayJobResource() resource.Resource { return &rayJobResource{} }
 
 type rayJobResource struct {
-	clients clients
+	clients clusterscope.Clients
 }
 
 func (r *rayJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -53,7 +54,7 @@ func (r *rayJobResource) Metadata(_ context.Context, req resource.MetadataReques
 }
 
 func (r *rayJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = providerClients(req.ProviderData, &resp.Diagnostics)
+	r.clients = clusterscope.FromProviderData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -163,7 +164,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, ok := kubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
+	c, ok := clusterscope.KubeForRead(ctx, r.clients, st.Cluster, st.Project, st.Location, resp)
 	if !ok {
 		return
 	}
@@ -258,9 +259,9 @@ func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProg
 // framework (all but timeouts): ok is false where Read must run instead (an error, a job or cluster gone, a spec
 // changed by hand, whose nested attributes only the framework writes back). The protocol server uses it to answer a
 // refresh without the framework's decode and walk of the whole state (server.go).
-func refreshScalars(ctx context.Context, cl clients, st *rayJobModel, baselines map[string]drift.Baseline) (changed, ok bool) {
+func refreshScalars(ctx context.Context, cl clusterscope.Clients, st *rayJobModel, baselines map[string]drift.Baseline) (changed, ok bool) {
 	var diags diag.Diagnostics
-	c, ok := connectKube(ctx, cl, st.Cluster, st.Project, st.Location, &diags, func(clusterRef) {})
+	c, ok := clusterscope.ConnectKube(ctx, cl, st.Cluster, st.Project, st.Location, &diags, func(clusterscope.Ref) {})
 	if !ok {
 		return false, false
 	}
@@ -372,7 +373,7 @@ func (r *rayJobResource) ImportState(ctx context.Context, req resource.ImportSta
 	form := "projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME, or NS/NAME with a provider kubernetes block"
 	var rest string
 	var err error
-	st.Cluster, st.Project, st.Location, rest, err = scopedImport(id, "/namespaces/", "NS/rayJobs/NAME", r.clients)
+	st.Cluster, st.Project, st.Location, rest, err = clusterscope.Import(id, "/namespaces/", "NS/rayJobs/NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing RayJob", err.Error())
 		return
@@ -437,7 +438,7 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		suffix = "namespaces/" + m.Namespace.ValueString() + "/rayJobs/" + m.Name.ValueString()
 		kubeID = m.Namespace.ValueString() + "/" + m.Name.ValueString()
 	}
-	planClusterScope(ctx, r.clients, req, resp, suffix, kubeID)
+	clusterscope.Plan(ctx, r.clients, req, resp, suffix, kubeID)
 	set := func(name string, v attr.Value) {
 		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, name, v)...)
 	}
@@ -481,7 +482,7 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 }
 
 func (r *rayJobResource) kube(ctx context.Context, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
-	return kubeFor(ctx, r.clients, cluster, project, location, diags)
+	return clusterscope.Kube(ctx, r.clients, cluster, project, location, diags)
 }
 
 // recordRayJobBaseline keeps what the create left on the job, for Read to compare with. Without one, drift is not

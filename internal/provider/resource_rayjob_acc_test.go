@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 )
 
@@ -164,7 +165,7 @@ resource "dwsfallback_rayjob" "test" {
 				Config:             cfg,
 				ResourceName:       "dwsfallback_rayjob.test",
 				ImportState:        true,
-				ImportStateId:      clusterRef{testProject, testLocation, "acc-jequiv"}.String() + "/namespaces/default/rayJobs/equiv-rayjob-1",
+				ImportStateId:      clusterscope.Ref{Project: testProject, Location: testLocation, Name: "acc-jequiv"}.String() + "/namespaces/default/rayJobs/equiv-rayjob-1",
 				ImportStatePersist: true,
 			},
 			{Config: cfg, PlanOnly: true},

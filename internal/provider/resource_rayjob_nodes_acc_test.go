@@ -18,13 +18,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // createRayCluster makes a RUNNING cluster as the tutorial's gcloud command does (RayOperator add-on, 3 nodes of
 // n2-standard-16 in default-pool), so that KubeRay's operator runs for it, and deletes it when the test ends.
-func createRayCluster(t *testing.T, name string) clusterRef {
+func createRayCluster(t *testing.T, name string) clusterscope.Ref {
 	t.Helper()
 	ref := createClusterAs(t, &containerpb.Cluster{
 		Name: name, InitialClusterVersion: "1.34", InitialNodeCount: 3,

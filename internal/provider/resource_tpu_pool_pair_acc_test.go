@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
@@ -39,7 +40,7 @@ resource "dwsfallback_tpu_pool_pair" "test" {
 `, cluster, onDemand, flex, maxNodes)
 }
 
-func checkPairDestroyed(ref clusterRef, names ...string) func(*terraform.State) error {
+func checkPairDestroyed(ref clusterscope.Ref, names ...string) func(*terraform.State) error {
 	return func(*terraform.State) error {
 		pools, err := listPools(context.Background(), gkeAPIForCheck(), ref)
 		if err != nil {
@@ -192,7 +193,7 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 }
 
 // setMaxNodes changes a pool's autoscaling maximum out of band, as gcloud does.
-func setMaxNodes(t *testing.T, ref clusterRef, pool string, maxNodes int32) {
+func setMaxNodes(t *testing.T, ref clusterscope.Ref, pool string, maxNodes int32) {
 	t.Helper()
 	c := gkeAPI(t)
 	if err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
@@ -492,7 +493,7 @@ resource "dwsfallback_tpu_pool_pair" "test" {
 
 // samePools checks that the named pools of cluster b equal those of want (read from another cluster before its
 // import test destroyed them) but for what names them: self link, etag, instance groups.
-func samePools(t *testing.T, want map[string]*containerpb.NodePool, b clusterRef, names ...string) func(*terraform.State) error {
+func samePools(t *testing.T, want map[string]*containerpb.NodePool, b clusterscope.Ref, names ...string) func(*terraform.State) error {
 	return func(*terraform.State) error {
 		got := testPools(t, b)
 		for _, name := range names {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -142,7 +143,7 @@ func TestFlattenPairDrift(t *testing.T) {
 			Config: &containerpb.NodeConfig{MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"}}
 	}
 	st := tutorialModel()
-	ref := clusterRef{Project: "p", Location: "l", Name: "c"}
+	ref := clusterscope.Ref{Project: "p", Location: "l", Name: "c"}
 	// Only the flex pool was changed by hand: its bound must reach state whatever the order of the pools.
 	flattenPair(st, ref, pool("od", 4), pool("dws", 12))
 	if st.MaxNodes.ValueInt64() != 12 {
@@ -164,7 +165,7 @@ func TestFlattenPairDrift(t *testing.T) {
 func TestParseIDs(t *testing.T) {
 	t.Parallel()
 	ref, od, flex, err := splitPoolPairID("projects/p/locations/us-east5-b/clusters/tpu-cluster/nodePools/on-demand-pool,dws-pool")
-	if err != nil || ref != (clusterRef{"p", "us-east5-b", "tpu-cluster"}) || od != "on-demand-pool" || flex != "dws-pool" {
+	if err != nil || ref != (clusterscope.Ref{Project: "p", Location: "us-east5-b", Name: "tpu-cluster"}) || od != "on-demand-pool" || flex != "dws-pool" {
 		t.Errorf("splitPoolPairID = %v %q %q %v", ref, od, flex, err)
 	}
 	for _, bad := range []string{"tpu-cluster", "projects/p/locations/l/clusters/c/nodePools/a", "projects/p/locations/l/clusters/c/nodePools/a,a", "x/nodePools/a,b"} {
@@ -172,8 +173,8 @@ func TestParseIDs(t *testing.T) {
 			t.Errorf("splitPoolPairID(%q) accepted a malformed id", bad)
 		}
 	}
-	if !sameCluster("tpu-cluster", "projects/p/locations/l/clusters/tpu-cluster") || sameCluster("a", "b") ||
-		sameCluster("projects/p/locations/l/clusters/c", "projects/q/locations/l/clusters/c") {
+	if !clusterscope.Same("tpu-cluster", "projects/p/locations/l/clusters/tpu-cluster") || clusterscope.Same("a", "b") ||
+		clusterscope.Same("projects/p/locations/l/clusters/c", "projects/q/locations/l/clusters/c") {
 		t.Error("sameCluster does not tell spellings of one cluster from different clusters")
 	}
 }

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
@@ -46,7 +47,7 @@ func TestAccSoak_tutorialWithGcloud(t *testing.T) {
 	t.Parallel()
 	s := requireStack(t)
 	const cluster = "acc-soak"
-	ref := clusterRef{testProject, testLocation, cluster}
+	ref := clusterscope.Ref{Project: testProject, Location: testLocation, Name: cluster}
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	g.Setenv("KUBECONFIG=" + s.Kubeconfig) // the file `make local-up` exports to users
 	exported, err := os.ReadFile(s.Kubeconfig)

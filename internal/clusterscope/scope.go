@@ -1,4 +1,4 @@
-package provider
+package clusterscope
 
 import (
 	"context"
@@ -21,14 +21,9 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
-// The cluster scope is what every resource that lives on one cluster shares: the cluster, project and location
-// attributes, the rule that a new spelling of the same cluster (its id from dwsfallback_cluster, or its bare name)
-// replaces nothing, their resolution at plan time, and the cluster part of the import id. It is one component so that
-// no resource can drift from the others: a resource that replaced itself on a re-spelling destroyed jobs and Kueue.
-
-// clusterScopeAttributes are the cluster, project and location attributes. required is true for resources that need
+// Attributes are the cluster, project and location attributes. required is true for resources that need
 // GKE itself (node pools), false for those that can also reach Kubernetes through the provider's kubernetes block.
-func clusterScopeAttributes(required bool, what string) map[string]schema.Attribute {
+func Attributes(required bool, what string) map[string]schema.Attribute {
 	desc := "The GKE cluster: its name, or its id `projects/PROJECT/locations/LOCATION/clusters/NAME` (the `id` of `dwsfallback_cluster`). " +
 		"Either spelling names the same cluster, and changing one for the other replaces nothing."
 	if !required {
@@ -38,7 +33,7 @@ func clusterScopeAttributes(required bool, what string) map[string]schema.Attrib
 		"cluster": schema.StringAttribute{
 			Required: required, Optional: !required,
 			MarkdownDescription: desc,
-			Validators:          []validator.String{validators.Func("cluster", func(s string) error { _, err := parseCluster(s); return err })},
+			Validators:          []validator.String{validators.Func("cluster", func(s string) error { _, err := Parse(s); return err })},
 			PlanModifiers:       []planmodifier.String{sameClusterModifier(what)},
 		},
 		"project": schema.StringAttribute{
@@ -59,15 +54,15 @@ func clusterScopeAttributes(required bool, what string) map[string]schema.Attrib
 func sameClusterModifier(what string) planmodifier.String {
 	desc := "Replaces the " + what + " when the cluster is a different one."
 	return stringplanmodifier.RequiresReplaceIf(func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-		resp.RequiresReplace = req.PlanValue.IsUnknown() || !sameCluster(req.StateValue.ValueString(), req.PlanValue.ValueString())
+		resp.RequiresReplace = req.PlanValue.IsUnknown() || !Same(req.StateValue.ValueString(), req.PlanValue.ValueString())
 	}, desc, desc)
 }
 
-// planClusterScope resolves the cluster at plan time: project and location become known, and so does the id, which is
+// Plan resolves the cluster at plan time: project and location become known, and so does the id, which is
 // the cluster's id + "/" + suffix, or kubeID when the provider's kubernetes block stands in for the cluster. An empty
 // suffix or kubeID leaves the id to the resource. A cluster whose resolved project or location moved (a new provider
 // default) is another cluster, and replaces the resource.
-func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, suffix, kubeID string) {
+func Plan(ctx context.Context, c Clients, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, suffix, kubeID string) {
 	cluster := tfvalue.RootString(req.Plan.Raw, "cluster")
 	if resp.Diagnostics.HasError() || cluster.IsUnknown() {
 		return
@@ -94,7 +89,7 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 	if cfgProject.IsUnknown() || cfgLocation.IsUnknown() {
 		return
 	}
-	ref, err := resolveCluster(cluster.ValueString(), tfvalue.KnownString(cfgProject), tfvalue.KnownString(cfgLocation), c)
+	ref, err := Resolve(cluster.ValueString(), tfvalue.KnownString(cfgProject), tfvalue.KnownString(cfgLocation), c)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
 		return
@@ -118,9 +113,9 @@ func planClusterScope(ctx context.Context, c clients, req resource.ModifyPlanReq
 	}
 }
 
-// planNamedClusterScope is planClusterScope for a cluster-scoped Kubernetes object named by the name attribute: its
+// PlanNamed is Plan for a cluster-scoped Kubernetes object named by the name attribute: its
 // id is the cluster's id + "/" + collection + "/" + name, or the name alone with the provider's kubernetes block.
-func planNamedClusterScope(ctx context.Context, c clients, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, collection string) {
+func PlanNamed(ctx context.Context, c Clients, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, collection string) {
 	var name types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
 	if resp.Diagnostics.HasError() {
@@ -130,15 +125,15 @@ func planNamedClusterScope(ctx context.Context, c clients, req resource.ModifyPl
 	if !name.IsUnknown() {
 		suffix, kubeID = collection+"/"+name.ValueString(), name.ValueString()
 	}
-	planClusterScope(ctx, c, req, resp, suffix, kubeID)
+	Plan(ctx, c, req, resp, suffix, kubeID)
 }
 
-// scopedImport reads an import id: projects/P/locations/L/clusters/C<marker>REST, or REST alone when the provider has
+// Import reads an import id: projects/P/locations/L/clusters/C<marker>REST, or REST alone when the provider has
 // a kubernetes block. form describes the id in errors.
-func scopedImport(id, marker, form string, c clients) (cluster, project, location types.String, rest string, err error) {
+func Import(id, marker, form string, c Clients) (cluster, project, location types.String, rest string, err error) {
 	cluster, project, location = types.StringNull(), types.StringNull(), types.StringNull()
 	if i := strings.Index(id, marker); i >= 0 {
-		ref, perr := parseCluster(id[:i])
+		ref, perr := Parse(id[:i])
 		if perr != nil || ref.Project == "" {
 			return cluster, project, location, "", fmt.Errorf("id %q must be projects/PROJECT/locations/LOCATION/clusters/CLUSTER%s%s, or %s with a provider kubernetes block", id, marker, form, form)
 		}
@@ -151,9 +146,9 @@ func scopedImport(id, marker, form string, c clients) (cluster, project, locatio
 	return cluster, project, location, id, nil
 }
 
-// withClusterScope adds the cluster scope's attributes to a resource's own.
-func withClusterScope(attrs map[string]schema.Attribute, required bool, what string) map[string]schema.Attribute {
-	for k, v := range clusterScopeAttributes(required, what) {
+// With adds the cluster scope's attributes to a resource's own.
+func With(attrs map[string]schema.Attribute, required bool, what string) map[string]schema.Attribute {
+	for k, v := range Attributes(required, what) {
 		attrs[k] = v
 	}
 	return attrs
@@ -164,32 +159,32 @@ var (
 	clusterPathRE = regexp.MustCompile(`^projects/([^/]+)/(?:locations|zones)/([^/]+)/clusters/([a-z]([-a-z0-9]{0,38}[a-z0-9])?)$`)
 )
 
-// clusterRef names a GKE cluster fully.
-type clusterRef struct {
+// Ref names a GKE cluster fully.
+type Ref struct {
 	Project, Location, Name string
 }
 
-func (c clusterRef) String() string {
+func (c Ref) String() string {
 	return fmt.Sprintf("projects/%s/locations/%s/clusters/%s", c.Project, c.Location, c.Name)
 }
 
-// parseCluster reads a `cluster` attribute: a bare name, or projects/P/locations/L/clusters/C (the form of the
+// Parse reads a `cluster` attribute: a bare name, or projects/P/locations/L/clusters/C (the form of the
 // cluster resource's id). A bare name leaves Project and Location empty.
-func parseCluster(s string) (clusterRef, error) {
+func Parse(s string) (Ref, error) {
 	if m := clusterPathRE.FindStringSubmatch(s); m != nil {
-		return clusterRef{Project: m[1], Location: m[2], Name: m[3]}, nil
+		return Ref{Project: m[1], Location: m[2], Name: m[3]}, nil
 	}
 	if clusterNameRE.MatchString(s) {
-		return clusterRef{Name: s}, nil
+		return Ref{Name: s}, nil
 	}
-	return clusterRef{}, fmt.Errorf("%q is neither a cluster name (lowercase letters, digits and dashes, at most 40, "+
+	return Ref{}, fmt.Errorf("%q is neither a cluster name (lowercase letters, digits and dashes, at most 40, "+
 		"starting with a letter) nor a cluster id of the form projects/PROJECT/locations/LOCATION/clusters/NAME", s)
 }
 
-// resolveCluster fills in project and location: from the cluster id if it is one, else from the resource's own
+// Resolve fills in project and location: from the cluster id if it is one, else from the resource's own
 // attributes, else from the provider's defaults.
-func resolveCluster(cluster, project, location string, c clients) (clusterRef, error) {
-	ref, err := parseCluster(cluster)
+func Resolve(cluster, project, location string, c Clients) (Ref, error) {
+	ref, err := Parse(cluster)
 	if err != nil {
 		return ref, err
 	}
@@ -219,10 +214,10 @@ func resolveCluster(cluster, project, location string, c clients) (clusterRef, e
 	return ref, nil
 }
 
-// sameCluster reports whether two spellings of the cluster attribute name the same cluster.
-func sameCluster(a, b string) bool {
-	ra, errA := parseCluster(a)
-	rb, errB := parseCluster(b)
+// Same reports whether two spellings of the cluster attribute name the same cluster.
+func Same(a, b string) bool {
+	ra, errA := Parse(a)
+	rb, errB := Parse(b)
 	if errA != nil || errB != nil {
 		return a == b
 	}
@@ -232,19 +227,19 @@ func sameCluster(a, b string) bool {
 	return ra.Name == rb.Name
 }
 
-// kubeFor returns the Kubernetes clients for a resource's cluster attributes: through GKE when cluster is set, else
+// Kube returns the Kubernetes clients for a resource's cluster attributes: through GKE when cluster is set, else
 // through the provider's kubernetes block.
-func kubeFor(ctx context.Context, c clients, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
-	return connectKube(ctx, c, cluster, project, location, diags, nil)
+func Kube(ctx context.Context, c Clients, cluster, project, location types.String, diags *diag.Diagnostics) (*kube.Clients, bool) {
+	return ConnectKube(ctx, c, cluster, project, location, diags, nil)
 }
 
-// connectKube is kubeFor; when GKE no longer has the cluster and gone is not nil, it calls gone instead of reporting
+// ConnectKube is Kube; when GKE no longer has the cluster and gone is not nil, it calls gone instead of reporting
 // an error.
-func connectKube(ctx context.Context, c clients, cluster, project, location types.String, diags *diag.Diagnostics, gone func(clusterRef)) (*kube.Clients, bool) {
-	var ref clusterRef
+func ConnectKube(ctx context.Context, c Clients, cluster, project, location types.String, diags *diag.Diagnostics, gone func(Ref)) (*kube.Clients, bool) {
+	var ref Ref
 	if !cluster.IsNull() {
 		var err error
-		if ref, err = resolveCluster(cluster.ValueString(), project.ValueString(), location.ValueString(), c); err != nil {
+		if ref, err = Resolve(cluster.ValueString(), project.ValueString(), location.ValueString(), c); err != nil {
 			diags.AddAttributeError(path.Root("cluster"), "Cannot tell which cluster", err.Error())
 			return nil, false
 		}
@@ -265,19 +260,19 @@ func connectKube(ctx context.Context, c clients, cluster, project, location type
 	return k, true
 }
 
-// kubeForRead is kubeFor for Read: when GKE no longer has the cluster, the objects went with it, so the resource
+// KubeForRead is Kube for Read: when GKE no longer has the cluster, the objects went with it, so the resource
 // leaves state (and is planned again) instead of failing every plan.
-func kubeForRead(ctx context.Context, c clients, cluster, project, location types.String, resp *resource.ReadResponse) (*kube.Clients, bool) {
-	return connectKube(ctx, c, cluster, project, location, &resp.Diagnostics, func(ref clusterRef) {
+func KubeForRead(ctx context.Context, c Clients, cluster, project, location types.String, resp *resource.ReadResponse) (*kube.Clients, bool) {
+	return ConnectKube(ctx, c, cluster, project, location, &resp.Diagnostics, func(ref Ref) {
 		resp.Diagnostics.AddWarning("Cluster not found",
 			fmt.Sprintf("GKE has no cluster %s any more; its Kubernetes objects went with it and will be planned again.", ref))
 		resp.State.RemoveResource(ctx)
 	})
 }
 
-// connectGKE resolves a cluster for a CRUD call and returns the GKE client; a resolution error is reported on attr.
-func connectGKE(ctx context.Context, c clients, cluster, project, location types.String, attr path.Path, diags *diag.Diagnostics) (*gke.Client, clusterRef, bool) {
-	ref, err := resolveCluster(cluster.ValueString(), project.ValueString(), location.ValueString(), c)
+// GKE resolves a cluster for a CRUD call and returns the GKE client; a resolution error is reported on attr.
+func GKE(ctx context.Context, c Clients, cluster, project, location types.String, attr path.Path, diags *diag.Diagnostics) (*gke.Client, Ref, bool) {
+	ref, err := Resolve(cluster.ValueString(), project.ValueString(), location.ValueString(), c)
 	if err != nil {
 		diags.AddAttributeError(attr, "Cannot tell which cluster", err.Error())
 		return nil, ref, false
@@ -288,4 +283,30 @@ func connectGKE(ctx context.Context, c clients, cluster, project, location types
 		return nil, ref, false
 	}
 	return client, ref, true
+}
+
+// clients is what resources get from the provider. It is an interface so a unit test can hand in its own.
+type Clients interface {
+	// GKE returns the GKE client, made on first use so that planning never needs credentials or the network.
+	GKE(ctx context.Context) (*gke.Client, error)
+	// Defaults are the provider's project and location, either possibly empty.
+	Defaults() (project, location string)
+	// Kube returns the Kubernetes clients of a cluster, made on first use.
+	Kube(ctx context.Context, ref Ref) (*kube.Clients, error)
+	// HasKubernetesBlock reports whether the provider names a Kubernetes cluster itself.
+	HasKubernetesBlock() bool
+}
+
+// FromProviderData reads the provider's clients from a Configure request's ProviderData, which is nil until the
+// provider itself is configured.
+func FromProviderData(data any, diags *diag.Diagnostics) Clients {
+	if data == nil {
+		return nil
+	}
+	c, ok := data.(Clients)
+	if !ok {
+		diags.AddError("Unexpected Configure Type", fmt.Sprintf("Expected provider clients, got %T. Please report this issue to the provider developers.", data))
+		return nil
+	}
+	return c
 }
