@@ -9,11 +9,12 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
-func computeClassObject(u *unstructured.Unstructured) liveObject {
-	return liveObject{"ComputeClass/" + u.GetName(), computeClassGVR.GroupVersion().WithKind("ComputeClass"), u}
+func computeClassObject(u *unstructured.Unstructured) tfdrift.Object {
+	return tfdrift.Object{Key: "ComputeClass/" + u.GetName(), GVK: computeClassGVR.GroupVersion().WithKind("ComputeClass"), Obj: u}
 }
 
 // recordClassBaseline keeps what this write left on the class. The spec is written whole (an update), so it is
@@ -24,7 +25,7 @@ func recordClassBaseline(ctx context.Context, c *kube.Clients, u *unstructured.U
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("ComputeClass %s was applied, but what the apply left could not be read back, so "+
 			"changes made beside Terraform are not compared until the next apply: %v", u.GetName(), err))
 	}
-	recordBaselines(ctx, p, b, diags)
+	tfdrift.Record(ctx, p, b, diags)
 }
 
 func classBaseline(c *kube.Clients, u *unstructured.Unstructured) (map[string]drift.Baseline, error) {
@@ -33,15 +34,15 @@ func classBaseline(c *kube.Clients, u *unstructured.Unstructured) (map[string]dr
 		return nil, err
 	}
 	o := computeClassObject(u)
-	m, err := unstructuredOf(o)
+	m, err := tfdrift.Unstructured(o)
 	if err != nil {
 		return nil, err
 	}
 	b, err := ty.RecordWhole(m, kube.FieldManager, "spec")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.key, err)
+		return nil, fmt.Errorf("%s: %w", o.Key, err)
 	}
-	return map[string]drift.Baseline{o.key: b}, nil
+	return map[string]drift.Baseline{o.Key: b}, nil
 }
 
 // classDrift compares the live class with what the last apply left on it.
@@ -53,5 +54,5 @@ func classDrift(c *kube.Clients, b map[string]drift.Baseline, u *unstructured.Un
 	if err != nil {
 		return nil, err
 	}
-	return driftOf(ty, b, []liveObject{computeClassObject(u)})
+	return tfdrift.Of(ty, b, []tfdrift.Object{computeClassObject(u)})
 }

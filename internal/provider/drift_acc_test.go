@@ -24,6 +24,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 )
 
 // driftTally counts, per kind, what the generated drift test did with each change it tried.
@@ -308,7 +309,7 @@ func stateBaseline(t *testing.T, tf *tfRun, kind, ns, name string) (drift.Baseli
 	if ns != "" {
 		key = kind + "/" + ns + "/" + name
 	}
-	for _, raw := range privateRecords(t, tf, privateBaselines) {
+	for _, raw := range privateRecords(t, tf, tfdrift.PrivateKey) {
 		var all map[string]drift.Baseline
 		if json.Unmarshal(raw, &all) != nil {
 			continue

@@ -19,6 +19,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -118,7 +119,7 @@ func installDrift(c *kube.Clients, baselines map[string]drift.Baseline, objs []w
 			out = append(out, o.key+" (deleted)")
 			continue
 		}
-		d, err := keyedDiff(ty, o.key, b, o.live.Object)
+		d, err := tfdrift.KeyedDiff(ty, o.key, b, o.live.Object)
 		if err != nil {
 			return nil, err
 		}
@@ -153,5 +154,5 @@ func recordInstall(ctx context.Context, c *kube.Clients, rel *release.Release, p
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("Kueue's release %s/%s was applied, but what it wrote could not be read back, so "+
 			"changes made beside Helm are not compared until the next apply: %v", rel.Namespace, rel.Name, err))
 	}
-	recordBaselines(ctx, p, b, diags)
+	tfdrift.Record(ctx, p, b, diags)
 }

@@ -17,6 +17,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -597,23 +598,23 @@ func stopPolicyOf(p *kueue.StopPolicy) string {
 }
 
 // live lists the objects read, under the keys their baselines are kept by.
-func (o *kueueObjects) live() []liveObject {
+func (o *kueueObjects) live() []tfdrift.Object {
 	gv := kueue.GroupVersion
-	var out []liveObject
+	var out []tfdrift.Object
 	if o.cq != nil {
-		out = append(out, liveObject{"ClusterQueue/" + o.cq.Name, gv.WithKind("ClusterQueue"), o.cq})
+		out = append(out, tfdrift.Object{Key: "ClusterQueue/" + o.cq.Name, GVK: gv.WithKind("ClusterQueue"), Obj: o.cq})
 	}
 	for _, n := range slices.Sorted(maps.Keys(o.flavors)) {
-		out = append(out, liveObject{"ResourceFlavor/" + n, gv.WithKind("ResourceFlavor"), o.flavors[n]})
+		out = append(out, tfdrift.Object{Key: "ResourceFlavor/" + n, GVK: gv.WithKind("ResourceFlavor"), Obj: o.flavors[n]})
 	}
 	for _, n := range slices.Sorted(maps.Keys(o.checks)) {
-		out = append(out, liveObject{"AdmissionCheck/" + n, gv.WithKind("AdmissionCheck"), o.checks[n]})
+		out = append(out, tfdrift.Object{Key: "AdmissionCheck/" + n, GVK: gv.WithKind("AdmissionCheck"), Obj: o.checks[n]})
 	}
 	for _, n := range slices.Sorted(maps.Keys(o.configs)) {
-		out = append(out, liveObject{"ProvisioningRequestConfig/" + n, gv.WithKind("ProvisioningRequestConfig"), o.configs[n]})
+		out = append(out, tfdrift.Object{Key: "ProvisioningRequestConfig/" + n, GVK: gv.WithKind("ProvisioningRequestConfig"), Obj: o.configs[n]})
 	}
 	for _, n := range slices.Sorted(maps.Keys(o.queues)) {
-		out = append(out, liveObject{"LocalQueue/" + n, gv.WithKind("LocalQueue"), o.queues[n]})
+		out = append(out, tfdrift.Object{Key: "LocalQueue/" + n, GVK: gv.WithKind("LocalQueue"), Obj: o.queues[n]})
 	}
 	return out
 }

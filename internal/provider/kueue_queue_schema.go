@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -261,7 +262,7 @@ func (r *kueueQueueResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"(`MultiKueueWithProvisioningRequest`), so an apply that would do so is refused: DWS belongs on the workers.",
 			},
 			"stop_policy": stopPolicyAttribute("ClusterQueue"),
-			"drift": driftAttribute("the queue's ClusterQueue, ResourceFlavors, AdmissionChecks, ProvisioningRequestConfigs and LocalQueues",
+			"drift": tfdrift.Attribute("the queue's ClusterQueue, ResourceFlavors, AdmissionChecks, ProvisioningRequestConfigs and LocalQueues",
 				"plans the update that writes the fields back"),
 			"force_conflicts": schema.BoolAttribute{
 				Optional: true,

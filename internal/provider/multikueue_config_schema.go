@@ -14,6 +14,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -61,7 +62,7 @@ func (r *multiKueueConfigResource) Schema(ctx context.Context, _ resource.Schema
 				Computed:            true,
 				MarkdownDescription: "Message of the `Active` condition.",
 			},
-			"drift":    driftAttribute("the MultiKueueConfig and its AdmissionCheck", "plans the update that writes the fields back"),
+			"drift":    tfdrift.Attribute("the MultiKueueConfig and its AdmissionCheck", "plans the update that writes the fields back"),
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		}, false, "MultiKueue config"),
 	}

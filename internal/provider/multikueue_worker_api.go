@@ -19,6 +19,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 )
 
 // workerEndpoint is how the manager reaches the worker: the API server URL and CA that GKE reports for it; nil when
@@ -144,8 +145,8 @@ func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *ku
 // what an apply would change on its ServiceAccount (account).
 type workerAccess struct {
 	c       *kube.Clients
-	objs    []liveObject
-	written map[string]liveObject
+	objs    []tfdrift.Object
+	written map[string]tfdrift.Object
 	account []string
 	// accountErr says why the ServiceAccount could not be compared.
 	accountErr error
@@ -174,14 +175,15 @@ func workerRights(c *kube.Clients, m *multiKueueWorkerModel, role *rbacv1.Cluste
 	wantRole, wantBinding := multikueue.Rights(m.worker())
 	roleKey, bindingKey := "ClusterRole/"+wantRole.Name, "ClusterRoleBinding/"+wantBinding.Name
 	roleGVK, bindingGVK := rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding")
-	a := &workerAccess{c: c, written: map[string]liveObject{
-		roleKey: {roleKey, roleGVK, wantRole}, bindingKey: {bindingKey, bindingGVK, wantBinding},
+	a := &workerAccess{c: c, written: map[string]tfdrift.Object{
+		roleKey:    {Key: roleKey, GVK: roleGVK, Obj: wantRole},
+		bindingKey: {Key: bindingKey, GVK: bindingGVK, Obj: wantBinding},
 	}}
 	if role != nil {
-		a.objs = append(a.objs, liveObject{roleKey, roleGVK, role})
+		a.objs = append(a.objs, tfdrift.Object{Key: roleKey, GVK: roleGVK, Obj: role})
 	}
 	if binding != nil {
-		a.objs = append(a.objs, liveObject{bindingKey, bindingGVK, binding})
+		a.objs = append(a.objs, tfdrift.Object{Key: bindingKey, GVK: bindingGVK, Obj: binding})
 	}
 	return a
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -91,7 +92,7 @@ func (r *multiKueueWorkerResource) Schema(ctx context.Context, _ resource.Schema
 				Computed:            true,
 				MarkdownDescription: "Message of the `Active` condition.",
 			},
-			"drift":    driftAttribute("the MultiKueueCluster and of the worker's ClusterRole, ClusterRoleBinding and ServiceAccount it made (of the ServiceAccount, its label and this worker's entry among its users)", "plans the update that writes the fields back"),
+			"drift":    tfdrift.Attribute("the MultiKueueCluster and of the worker's ClusterRole, ClusterRoleBinding and ServiceAccount it made (of the ServiceAccount, its label and this worker's entry among its users)", "plans the update that writes the fields back"),
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		}, false, "worker"),
 	}

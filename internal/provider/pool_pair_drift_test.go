@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"google.golang.org/protobuf/testing/protocmp"
@@ -29,7 +30,7 @@ func TestWarnRecreated(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var diags diag.Diagnostics
-			warnRecreated(driftList(c.drift), c.replaced, &diags)
+			warnRecreated(tfdrift.List(c.drift), c.replaced, &diags)
 			var got []string
 			for _, d := range diags {
 				got = append(got, d.Summary())

@@ -17,13 +17,14 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/ttlcache"
 )
 
 func rayJobKey(ns, name string) string { return "RayJob/" + ns + "/" + name }
 
-func rayJobObject(job *rayv1.RayJob) liveObject {
-	return liveObject{rayJobKey(job.Namespace, job.Name), rayv1.GroupVersion.WithKind("RayJob"), job}
+func rayJobObject(job *rayv1.RayJob) tfdrift.Object {
+	return tfdrift.Object{Key: rayJobKey(job.Namespace, job.Name), GVK: rayv1.GroupVersion.WithKind("RayJob"), Obj: job}
 }
 
 func configMapKey(ns, name string) string { return "ConfigMap/" + ns + "/" + name }
@@ -52,7 +53,7 @@ func rayJobBaseline(c *kube.Clients, job *rayv1.RayJob, cm *corev1.ConfigMap) (m
 	if err != nil {
 		return out, err
 	}
-	jobB, err := takeBaselines(ty, []liveObject{rayJobObject(job)}, byManager)
+	jobB, err := tfdrift.Take(ty, []tfdrift.Object{rayJobObject(job)}, tfdrift.ByManager)
 	if err != nil {
 		return out, err
 	}
@@ -164,7 +165,7 @@ func jobDrift(ctx context.Context, c *kube.Clients, b drift.Baseline, p jobProgr
 	job := *p.job
 	job.ManagedFields, job.Status = nil, rayv1.RayJobStatus{}
 	o := rayJobObject(&job)
-	live, err := unstructuredOf(o)
+	live, err := tfdrift.Unstructured(o)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +184,7 @@ func jobDrift(ctx context.Context, c *kube.Clients, b drift.Baseline, p jobProgr
 			return nil, err
 		}
 	}
-	return keyedDiff(ty, o.key, b, live)
+	return tfdrift.KeyedDiff(ty, o.Key, b, live)
 }
 
 // subtractKueue takes Kueue's additions out of the job's pod templates, pod set by pod set ("head", then each worker

@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
@@ -325,7 +326,7 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Default:             booldefault.StaticBool(false),
 				MarkdownDescription: "Whether a finished job that was deleted (by KubeRay's cleanup or by hand) is submitted again. By default a finished run stays finished; a job deleted before it finished is always planned again.",
 			},
-			"drift":    driftAttribute("the RayJob and of its files' ConfigMap (whose data, binaryData and immutable compare whole)", "plans a new run (the job is replaced, as for any change of its spec)"),
+			"drift":    tfdrift.Attribute("the RayJob and of its files' ConfigMap (whose data, binaryData and immutable compare whole)", "plans a new run (the job is replaced, as for any change of its spec)"),
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
 		}, false, "job"),
 	}

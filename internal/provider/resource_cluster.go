@@ -12,6 +12,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -56,7 +57,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		// Recorded as soon as GKE accepted it: a failed or interrupted wait taints the cluster instead of losing it.
 		st := plan
 		st.ResolvedVersion, st.Endpoint, st.CACertificate, st.Status = types.StringValue(""), types.StringValue(""), types.StringValue(""), types.StringValue("PROVISIONING")
-		st.Drift = appliedDriftValue(st.Drift)
+		st.Drift = tfdrift.AppliedValue(st.Drift)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	})
 	if err != nil && !gke.IsAlreadyExists(err) {
@@ -83,7 +84,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		}
 	}
 	flattenCluster(&plan, cl)
-	plan.Drift = appliedDriftValue(plan.Drift)
+	plan.Drift = tfdrift.AppliedValue(plan.Drift)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	writeClusterBaseline(ctx, resp.Private, &plan, &resp.Diagnostics)
 	warnServedVersion(ctx, r.clients, ref, cl, &resp.Diagnostics)
@@ -116,7 +117,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		tfvalue.ReadPrivate(ctx, req.Private, privateRecreating, &recreating, &resp.Diagnostics)
 		d = clusterDrift(base, cl, recreating)
 	}
-	st.Drift = driftList(d)
+	st.Drift = tfdrift.List(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -196,7 +197,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	flattenCluster(&plan, cl)
-	plan.Drift = appliedDriftValue(plan.Drift)
+	plan.Drift = tfdrift.AppliedValue(plan.Drift)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	writeClusterBaseline(ctx, resp.Private, &plan, &resp.Diagnostics)
 	if plan.ResolvedVersion.ValueString() != prior.ResolvedVersion.ValueString() {
@@ -266,7 +267,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		plan.ResolvedVersion = types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+	if !req.State.Raw.IsNull() && tfdrift.PlanRepair(ctx, req, resp) {
 		// The repair's operations pass through RECONCILING; the update reads the status again.
 		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)
 		var drift types.List

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -74,12 +75,12 @@ func (r *computeClassResource) Read(ctx context.Context, req resource.ReadReques
 		return
 	}
 	flattenComputeClass(&st, u)
-	d, err := classDrift(c, readBaselines(ctx, req.Private, &resp.Diagnostics), u)
+	d, err := classDrift(c, tfdrift.Read(ctx, req.Private, &resp.Diagnostics), u)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading ComputeClass (%s)", st.Name.ValueString()), err.Error())
 		return
 	}
-	st.Drift = driftList(d)
+	st.Drift = tfdrift.List(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -145,7 +146,7 @@ func (r *computeClassResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	clusterscope.PlanNamed(ctx, r.clients, req, resp, "computeClasses")
-	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+	if !req.State.Raw.IsNull() && tfdrift.PlanRepair(ctx, req, resp) {
 		// The update reads the class's health again: GKE may have rewritten it since the refresh.
 		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "health", types.StringUnknown())...)
 	}
@@ -186,7 +187,7 @@ func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, 
 		diags.AddWarning(summary, fmt.Sprintf("GKE's autoscaler has not reported on ComputeClass %s (does %s run it?): health is left as read, and the next refresh may change it.", m.Name.ValueString(), c.Host))
 	}
 	m.Health = types.StringValue(classHealth(settled))
-	m.Drift = appliedDriftValue(m.Drift)
+	m.Drift = tfdrift.AppliedValue(m.Drift)
 	recordClassBaseline(ctx, c, u, p, diags)
 	return true
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -101,7 +102,7 @@ func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Conte
 	}
 	if rel != nil {
 		flattenRelease(&plan, rel)
-		plan.Drift = appliedDriftValue(plan.Drift)
+		plan.Drift = tfdrift.AppliedValue(plan.Drift)
 		diags.Append(state.Set(ctx, &plan)...)
 	}
 	if err != nil {
@@ -141,7 +142,7 @@ func (r *kueueInstallResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	flattenRelease(&st, rel)
 	var d []string
-	if b := readBaselines(ctx, req.Private, &resp.Diagnostics); len(b) > 0 {
+	if b := tfdrift.Read(ctx, req.Private, &resp.Diagnostics); len(b) > 0 {
 		var objs []writtenObject
 		if objs, err = releaseManagerObjects(ctx, c, rel); err == nil {
 			d, err = installDrift(c, b, objs)
@@ -151,7 +152,7 @@ func (r *kueueInstallResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.AddError("reading Kueue's manager", err.Error())
 		return
 	}
-	st.Drift = driftList(d)
+	st.Drift = tfdrift.List(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -237,7 +238,7 @@ func (r *kueueInstallResource) ModifyPlan(ctx context.Context, req resource.Modi
 		suffix = "helmReleases/" + kubeID
 	}
 	clusterscope.Plan(ctx, r.clients, req, resp, suffix, kubeID)
-	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+	if !req.State.Raw.IsNull() && tfdrift.PlanRepair(ctx, req, resp) {
 		// The repair is a `helm upgrade`: a new revision, whose status Helm sets.
 		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "revision", types.Int64Unknown())...)
 		resp.Diagnostics.Append(tfvalue.SetPlanRoot(ctx, &resp.Plan, "status", types.StringUnknown())...)

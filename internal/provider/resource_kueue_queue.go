@@ -16,6 +16,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -126,12 +127,12 @@ func (r *kueueQueueResource) Read(ctx context.Context, req resource.ReadRequest,
 		prior.LocalQueues = nil
 	}
 	flattenQueue(&st, o, &prior)
-	d, err := queueDrift(c, readBaselines(ctx, req.Private, &resp.Diagnostics), o)
+	d, err := queueDrift(c, tfdrift.Read(ctx, req.Private, &resp.Diagnostics), o)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading Kueue queue (%s)", st.Name.ValueString()), err.Error())
 		return
 	}
-	st.Drift = driftList(d)
+	st.Drift = tfdrift.List(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	if len(discover) > 0 {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDiscover, nil)...)
@@ -292,7 +293,7 @@ func (r *kueueQueueResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if !req.State.Raw.IsNull() {
 		keepQueueStatus(ctx, req, resp)
 	}
-	if planDriftRepair(ctx, req, resp) {
+	if tfdrift.PlanRepair(ctx, req, resp) {
 		// The framework planned the status of a refresh that changed nothing it compares; the update waits for Active
 		// again, so an inactive queue's status is known only after it.
 		var active types.Bool
@@ -323,7 +324,7 @@ func recordQueueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueMod
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("Kueue queue %s was applied, but what the apply left could not be read back, so "+
 			"changes made beside Terraform are not compared until the next apply: %v", m.Name.ValueString(), err))
 	}
-	recordBaselines(ctx, p, b, diags)
+	tfdrift.Record(ctx, p, b, diags)
 }
 
 func queueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueModel) (map[string]drift.Baseline, error) {
@@ -332,14 +333,14 @@ func queueBaselines(ctx context.Context, c *kube.Clients, m *kueueQueueModel) (m
 		return nil, err
 	}
 	objs := o.live()
-	ty, err := c.Types(kindsOf(objs)...)
+	ty, err := c.Types(tfdrift.KindsOf(objs)...)
 	if err != nil {
 		return nil, err
 	}
-	return takeBaselines(ty, objs, byManager)
+	return tfdrift.Take(ty, objs, tfdrift.ByManager)
 }
 
 // queueDrift compares the live objects with what the last apply left on them.
 func queueDrift(c *kube.Clients, b map[string]drift.Baseline, o *kueueObjects) ([]string, error) {
-	return appliedDrift(c, b, o.live())
+	return tfdrift.Applied(c, b, o.live())
 }

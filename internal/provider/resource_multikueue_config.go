@@ -17,6 +17,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -106,12 +107,12 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 	}
 	flattenCheck(&st, ac)
 	objs, _ := configObjects(cfg, ac) // a check gone (read as "") plans its repair already
-	d, err := appliedDrift(c, readBaselines(ctx, req.Private, &resp.Diagnostics), objs)
+	d, err := tfdrift.Applied(c, tfdrift.Read(ctx, req.Private, &resp.Diagnostics), objs)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueConfig (%s)", name), err.Error())
 		return
 	}
-	st.Drift = driftList(d)
+	st.Drift = tfdrift.List(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -122,7 +123,7 @@ func recordConfig(ctx context.Context, c *kube.Clients, name, check string, priv
 	if err == nil {
 		ac, err = multikueue.FindCheck(ctx, c.Kueue, check)
 	}
-	var objs []liveObject
+	var objs []tfdrift.Object
 	if err == nil {
 		objs, err = configObjects(cfg, ac)
 	}
@@ -131,17 +132,17 @@ func recordConfig(ctx context.Context, c *kube.Clients, name, check string, priv
 			"changes made beside Terraform are not compared until the next apply: %v", name, err))
 		return
 	}
-	recordApplied(ctx, c, "MultiKueueConfig "+name, objs, private, diags)
+	tfdrift.RecordApplied(ctx, c, "MultiKueueConfig "+name, objs, private, diags)
 }
 
 // configObjects are the config and its check as written; an error when either is missing.
-func configObjects(cfg *kueue.MultiKueueConfig, ac *kueue.AdmissionCheck) ([]liveObject, error) {
-	var out []liveObject
+func configObjects(cfg *kueue.MultiKueueConfig, ac *kueue.AdmissionCheck) ([]tfdrift.Object, error) {
+	var out []tfdrift.Object
 	if cfg != nil {
-		out = append(out, liveObject{"MultiKueueConfig/" + cfg.Name, kueue.GroupVersion.WithKind("MultiKueueConfig"), cfg})
+		out = append(out, tfdrift.Object{Key: "MultiKueueConfig/" + cfg.Name, GVK: kueue.GroupVersion.WithKind("MultiKueueConfig"), Obj: cfg})
 	}
 	if ac != nil {
-		out = append(out, liveObject{"AdmissionCheck/" + ac.Name, kueue.GroupVersion.WithKind("AdmissionCheck"), ac})
+		out = append(out, tfdrift.Object{Key: "AdmissionCheck/" + ac.Name, GVK: kueue.GroupVersion.WithKind("AdmissionCheck"), Obj: ac})
 	}
 	if len(out) < 2 {
 		return out, errors.New("the MultiKueueConfig or its AdmissionCheck is missing")
@@ -232,7 +233,7 @@ func (r *multiKueueConfigResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	clusterscope.PlanNamed(ctx, r.clients, req, resp, "multiKueueConfigs")
-	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+	if !req.State.Raw.IsNull() && tfdrift.PlanRepair(ctx, req, resp) {
 		// The update waits for the check to be Active again.
 		for _, a := range []string{"active_reason", "active_message"} {
 			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(a), types.StringUnknown())...)
@@ -303,7 +304,7 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 		diags.AddError(summary, c.Explain("MultiKueueConfig", name, err).Error())
 		return
 	}
-	m.AdmissionCheck, m.Drift = types.StringValue(check), appliedDriftValue(m.Drift)
+	m.AdmissionCheck, m.Drift = types.StringValue(check), tfdrift.AppliedValue(m.Drift)
 	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(false), types.StringValue("Pending"), types.StringValue("")
 	recordConfig(ctx, c, name, check, private, diags)
 	// In state before the wait: a config no worker of which connects taints the resource instead of orphaning it.

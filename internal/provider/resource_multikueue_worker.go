@@ -18,6 +18,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -103,17 +104,17 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	st.CredentialsCurrent = types.BoolValue(current)
-	baselines := readBaselines(ctx, req.Private, &resp.Diagnostics)
-	d, err := appliedDrift(c, baselines, []liveObject{multiKueueClusterObject(mkc)})
+	baselines := tfdrift.Read(ctx, req.Private, &resp.Diagnostics)
+	d, err := tfdrift.Applied(c, baselines, []tfdrift.Object{multiKueueClusterObject(mkc)})
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueCluster (%s)", st.Name.ValueString()), err.Error())
 		return
 	}
-	if access != nil && slices.ContainsFunc(access.objs, func(o liveObject) bool { _, ok := baselines[o.key]; return ok }) {
+	if access != nil && slices.ContainsFunc(access.objs, func(o tfdrift.Object) bool { _, ok := baselines[o.Key]; return ok }) {
 		// The worker's schemas come from the worker: one that does not answer warns, as for its credentials. Its
 		// ServiceAccount joins under the same condition, an apply of this provider's: before that (an import of what
 		// Kueue's script made), the first apply adopts it, which is not drift.
-		if wd, err := appliedDrift(access.c, baselines, access.objs); err != nil {
+		if wd, err := tfdrift.Applied(access.c, baselines, access.objs); err != nil {
 			resp.Diagnostics.AddWarning("Worker not reachable", fmt.Sprintf("The worker's ClusterRole and ClusterRoleBinding could not be compared: %v", err))
 		} else {
 			d = append(d, wd...)
@@ -123,7 +124,7 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 			resp.Diagnostics.AddWarning("Drift not compared", fmt.Sprintf("The worker's ServiceAccount could not be compared: %v", access.accountErr))
 		}
 	}
-	st.Drift = driftList(d)
+	st.Drift = tfdrift.List(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -376,7 +377,7 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("credentials_current"), types.BoolValue(true))...)
 		changed = changed || !req.State.Raw.IsNull()
 	}
-	if !req.State.Raw.IsNull() && planDriftRepair(ctx, req, resp) {
+	if !req.State.Raw.IsNull() && tfdrift.PlanRepair(ctx, req, resp) {
 		changed = true
 	}
 	if changed && !req.State.Raw.IsNull() {
@@ -431,13 +432,13 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 		diags.AddError(summary, c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error())
 		return false
 	}
-	m.CredentialsCurrent, m.Drift = types.BoolValue(true), appliedDriftValue(m.Drift)
+	m.CredentialsCurrent, m.Drift = types.BoolValue(true), tfdrift.AppliedValue(m.Drift)
 	recordKubeconfig(ctx, private, given, diags)
-	b := appliedBaselines(c, "MultiKueueCluster "+m.Name.ValueString(), []liveObject{multiKueueClusterObject(mkc)}, byManager, diags)
+	b := tfdrift.AppliedBaselines(c, "MultiKueueCluster "+m.Name.ValueString(), []tfdrift.Object{multiKueueClusterObject(mkc)}, tfdrift.ByManager, diags)
 	if access != nil {
-		maps.Copy(b, appliedBaselines(access.c, "The worker's ClusterRole and ClusterRoleBinding", access.objs, byWritten(access.written), diags))
+		maps.Copy(b, tfdrift.AppliedBaselines(access.c, "The worker's ClusterRole and ClusterRoleBinding", access.objs, tfdrift.ByWritten(access.written), diags))
 	}
-	recordBaselines(ctx, private, b, diags)
+	tfdrift.Record(ctx, private, b, diags)
 	flattenWorker(m, mkc)
 	// In state before the wait: a worker that never connects taints the resource instead of orphaning it.
 	diags.Append(state.Set(ctx, m)...)
@@ -456,8 +457,8 @@ func (r *multiKueueWorkerResource) kube(ctx context.Context, m *multiKueueWorker
 	return clusterscope.Kube(ctx, r.clients, m.Cluster, m.Project, m.Location, diags)
 }
 
-func multiKueueClusterObject(mkc *kueue.MultiKueueCluster) liveObject {
-	return liveObject{"MultiKueueCluster/" + mkc.Name, kueue.GroupVersion.WithKind("MultiKueueCluster"), mkc}
+func multiKueueClusterObject(mkc *kueue.MultiKueueCluster) tfdrift.Object {
+	return tfdrift.Object{Key: "MultiKueueCluster/" + mkc.Name, GVK: kueue.GroupVersion.WithKind("MultiKueueCluster"), Obj: mkc}
 }
 
 // leaveConfig clears the way for the worker's destroy: its own config (config) lets it go, any other that lists it

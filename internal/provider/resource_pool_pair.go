@@ -17,6 +17,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -68,7 +69,7 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 	// State is written as each pool comes into being, so that a failure part-way leaves state that names everything
 	// created and a later apply can finish the job.
 	st := plan
-	P(&st).pair().Drift = driftList(nil)
+	P(&st).pair().Drift = tfdrift.List(nil)
 	for _, role := range poolRoles {
 		role.set(P(&st).pair(), types.ObjectNull(role.attrTypes()))
 	}
@@ -129,7 +130,7 @@ func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequ
 	if missing {
 		writePoolBaselines(ctx, resp.Private, baselines, &resp.Diagnostics)
 	}
-	P(&st).pair().Drift = driftList(poolDrift(baselines, pools[onDemand], pools[flex]))
+	P(&st).pair().Drift = tfdrift.List(poolDrift(baselines, pools[onDemand], pools[flex]))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -267,7 +268,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 		return
 	}
 	r.refresh(ctx, client, ref, P(&stM), &resp.Diagnostics)
-	st.Drift = driftList(nil)
+	st.Drift = tfdrift.List(nil)
 	save()
 }
 
@@ -392,7 +393,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	P(&planM).derive()
 	// Drift is repaired by the apply, and is empty after it.
-	plan.Drift = driftList(nil)
+	plan.Drift = tfdrift.List(nil)
 	changed := prior != nil && (!tfvalue.PlanEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0)
 	replacedPools := map[string]bool{}
 	// A pool object not known yet (a module variable) leaves its name, and so the id, unknown.

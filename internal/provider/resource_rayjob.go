@@ -24,6 +24,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -201,7 +202,7 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 			return
 		}
 		flattenRayJobSpec(&st, p.job, cm)
-		st.Drift = driftList(nil)
+		st.Drift = tfdrift.List(nil)
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImporting, nil)...)
 		flattenJobStatus(&st.rayJobStatusModel, p)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -212,19 +213,19 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 		resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
 		return
 	}
-	if b := readBaselines(ctx, req.Private, &resp.Diagnostics); len(b) > 0 {
+	if b := tfdrift.Read(ctx, req.Private, &resp.Diagnostics); len(b) > 0 {
 		d, err := rayJobDrift(ctx, c, b, p)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("reading RayJob (%s/%s)", ns, name), err.Error())
 			return
 		}
-		if !sameDrift(d, st.Drift) {
-			st.Drift, changed = driftList(d), true
+		if !tfdrift.Same(d, st.Drift) {
+			st.Drift, changed = tfdrift.List(d), true
 		}
 	}
 	if st.Drift.IsNull() {
 		// A state written before drift was kept (0.1.x): an empty list, so that its first plan is not an update.
-		st.Drift, changed = driftList(nil), true
+		st.Drift, changed = tfdrift.List(nil), true
 	}
 	if changed {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -279,7 +280,7 @@ func refreshScalars(ctx context.Context, cl clusterscope.Clients, st *rayJobMode
 	if len(baselines) > 0 {
 		// Drift, found or gone, is a change of a list attribute: the framework's Read writes it.
 		d, err := rayJobDrift(ctx, c, baselines, p)
-		if err != nil || !sameDrift(d, st.Drift) {
+		if err != nil || !tfdrift.Same(d, st.Drift) {
 			return false, false
 		}
 	}
@@ -471,7 +472,7 @@ func (r *rayJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		planDefault("enable_in_tree_autoscaling", m.EnableInTreeAutoscaling, v)
 		m.EnableInTreeAutoscaling = v
 	}
-	if planDriftRepair(ctx, req, resp) {
+	if tfdrift.PlanRepair(ctx, req, resp) {
 		// Every change of the job's spec is a new run, a repair too.
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("drift"))
 	}
@@ -496,5 +497,5 @@ func recordRayJobBaseline(ctx context.Context, c *kube.Clients, job *rayv1.RayJo
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("RayJob %s/%s was submitted, but what the create left could not be read, so "+
 			"changes made beside Terraform are not compared for it: %v", job.Namespace, job.Name, err))
 	}
-	recordBaselines(ctx, p, b, diags)
+	tfdrift.Record(ctx, p, b, diags)
 }

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -34,7 +35,7 @@ func tutorialJob() *rayJobModel {
 	str := func(s string) types.String { return types.StringValue(s) }
 	return &rayJobModel{
 		Namespace: str("default"), Name: str("PREFIX-rayjob-1"), Queue: str("PREFIX-user-queue"), Elastic: types.BoolValue(true),
-		Entrypoint: str("python /app/train.py"), Drift: driftList(nil),
+		Entrypoint: str("python /app/train.py"), Drift: tfdrift.List(nil),
 		Files:          types.MapValueMust(types.StringType, map[string]attr.Value{"train.py": str("print('hi')\n")}),
 		FilesConfigMap: str("jax-train-script"), FilesMountPath: str("/app"),
 		RuntimeEnv: &runtimeEnvModel{Pip: types.ListValueMust(types.StringType, []attr.Value{str("jax[tpu]==0.8.2"), str("pandas==2.3.3")})},

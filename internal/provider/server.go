@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 )
 
 // NewServer is the provider's protocol server: the framework's, with a shortcut for plans that change nothing.
@@ -141,7 +142,7 @@ func onlyBaselines(private []byte) (b map[string]drift.Baseline, ok bool) {
 	if json.Unmarshal(private, &keys) != nil || len(keys) != 1 {
 		return nil, false
 	}
-	raw, found := keys[privateBaselines]
+	raw, found := keys[tfdrift.PrivateKey]
 	var all map[string]drift.Baseline
 	if !found || json.Unmarshal(raw, &all) != nil {
 		return nil, false
