@@ -32,12 +32,6 @@ func clusterDiffers(m *clusterModel, c *containerpb.Cluster) []string {
 	return out
 }
 
-func findCluster(ctx context.Context, client *gke.Client, ref clusterscope.Ref) (*containerpb.Cluster, error) {
-	return gke.Read(ctx, client, func(ctx context.Context) (*containerpb.Cluster, error) {
-		return client.API().GetCluster(ctx, &containerpb.GetClusterRequest{Name: ref.String()})
-	})
-}
-
 func (r *clusterResource) connect(ctx context.Context, m *clusterModel, diags *diag.Diagnostics) (*gke.Client, clusterscope.Ref, bool) {
 	return clusterscope.GKE(ctx, r.clients, m.Name, m.Project, m.Location, path.Root("location"), diags)
 }

@@ -149,7 +149,7 @@ func recreatedDefaultPools(planned types.List) []string {
 // can differ (made again by hand with another machine type, scopes or size), by deleting and creating it again. A
 // difference that arose after the plan waits for the next one.
 func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterscope.Ref, m *clusterModel, planned types.List, p tfvalue.PrivateState, diags *diag.Diagnostics) error {
-	cl, err := findCluster(ctx, client, ref)
+	cl, err := gke.FindCluster(ctx, client, ref.String())
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 )
 
@@ -26,7 +27,7 @@ func TestAccDrift_clusterGenerated(t *testing.T) {
 	tf.expectEmptyPlan()
 	base := stateClusterBaseline(t, tf)
 	live := func() *containerpb.Cluster {
-		cl, err := findCluster(context.Background(), gkeAPI(t), ref)
+		cl, err := gke.FindCluster(context.Background(), gkeAPI(t), ref.String())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -173,7 +174,7 @@ func classPoolProblems(ctx context.Context, m *computeClassModel, pools map[stri
 					name, wellknown.ComputeClassLabel, class, has, class))
 				continue
 			}
-			if !hasClassTaint(np, class) {
+			if !gke.HasClassTaint(np, class) {
 				out = append(out, fmt.Sprintf("Crd taint is missing for the nodepool %v. It needs %s=%s:NoSchedule: set compute_class = %q on its pool pair.",
 					name, wellknown.ComputeClassLabel, class, class))
 			}
@@ -181,15 +182,6 @@ func classPoolProblems(ctx context.Context, m *computeClassModel, pools map[stri
 	}
 	sort.Strings(out)
 	return out
-}
-
-func hasClassTaint(np *containerpb.NodePool, class string) bool {
-	for _, t := range np.GetConfig().GetTaints() {
-		if t.Key == wellknown.ComputeClassLabel && t.Value == class && t.Effect == containerpb.NodeTaint_NO_SCHEDULE {
-			return true
-		}
-	}
-	return false
 }
 
 // checkClassPools refuses a class whose named pools cannot serve it. With the provider's kubernetes block there is no
@@ -206,7 +198,7 @@ func (r *computeClassResource) checkClassPools(ctx context.Context, m *computeCl
 	if !ok {
 		return false
 	}
-	pools, err := listPools(ctx, client, ref)
+	pools, err := gke.ListPools(ctx, client, ref.String())
 	if err != nil {
 		diags.AddError("listing the cluster's node pools", err.Error())
 		return false

@@ -132,7 +132,7 @@ func deleteCluster(c *gke.Client, ref clusterscope.Ref) error {
 // testPools lists the node pools of a cluster by name.
 func testPools(t *testing.T, ref clusterscope.Ref) map[string]*containerpb.NodePool {
 	t.Helper()
-	pools, err := listPools(context.Background(), gkeAPI(t), ref)
+	pools, err := gke.ListPools(context.Background(), gkeAPI(t), ref.String())
 	if err != nil {
 		t.Fatalf("listing pools of %s: %v", ref, err)
 	}

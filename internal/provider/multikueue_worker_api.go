@@ -41,7 +41,7 @@ func (r *multiKueueWorkerResource) findWorker(ctx context.Context, m *multiKueue
 	if err != nil {
 		return nil, fmt.Errorf("connecting to GKE: %w", err)
 	}
-	cl, err := findCluster(ctx, client, ref)
+	cl, err := gke.FindCluster(ctx, client, ref.String())
 	if gke.IsNotFound(err) {
 		return nil, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 )
 
@@ -50,7 +51,7 @@ func TestAccClusters_ownControlPlanes(t *testing.T) {
 					seen := map[string]string{}
 					for _, n := range names {
 						ctxOf[n] = kc.of(n)
-						cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: testLocation, Name: n})
+						cl, err := gke.FindCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: testLocation, Name: n}.String())
 						if err != nil {
 							return err
 						}

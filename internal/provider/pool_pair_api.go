@@ -14,21 +14,6 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 )
 
-// listPools reads every pool of the cluster in one call, by name.
-func listPools(ctx context.Context, client *gke.Client, ref clusterscope.Ref) (map[string]*containerpb.NodePool, error) {
-	resp, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.ListNodePoolsResponse, error) {
-		return client.API().ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: ref.String()})
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*containerpb.NodePool, len(resp.GetNodePools()))
-	for _, np := range resp.GetNodePools() {
-		out[np.GetName()] = np
-	}
-	return out, nil
-}
-
 func findPool(ctx context.Context, client *gke.Client, name string) (*containerpb.NodePool, error) {
 	return gke.Read(ctx, client, func(ctx context.Context) (*containerpb.NodePool, error) {
 		return client.API().GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: name})
@@ -106,7 +91,7 @@ func (r *poolPairResource[M, P]) refresh(ctx context.Context, client *gke.Client
 		diags.AddError(fmt.Sprintf("reading %s pool pair", r.kind.noun), err.Error())
 		return
 	}
-	pools, err := listPools(ctx, client, ref)
+	pools, err := gke.ListPools(ctx, client, ref.String())
 	if err != nil {
 		diags.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), err.Error())
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -209,7 +210,7 @@ func poolClass(np *containerpb.NodePool) types.String {
 	switch {
 	case !labelled && taints == 0:
 		return types.StringNull()
-	case labelled && taints == 1 && hasClassTaint(np, label):
+	case labelled && taints == 1 && gke.HasClassTaint(np, label):
 		return types.StringValue(label)
 	case labelled:
 		return types.StringValue(label + " (without its NoSchedule taint)")
@@ -248,7 +249,7 @@ func classSettings(np *containerpb.NodePool, class string) (labels map[string]st
 	}
 	labels[wellknown.ComputeClassLabel] = class
 	taints = append(taints, classTaint(class))
-	changed = poolClass(np).ValueString() != class || len(theirs) != 1 || !hasClassTaint(np, class)
+	changed = poolClass(np).ValueString() != class || len(theirs) != 1 || !gke.HasClassTaint(np, class)
 	return labels, taints, changed
 }
 

@@ -342,8 +342,8 @@ func (r *rayJobResource) checkPlacement(ctx context.Context, c *kube.Clients, m 
 	}
 	if np, found := r.findJobPool(ctx, m, pool); found {
 		if mt, known := catalog.Lookup(np.GetConfig().GetMachineType()); known &&
-			(mt.Accelerator != w.Accelerator.ValueString() || poolTopology(np) != w.Topology.ValueString()) {
-			return mismatch("node pool "+pool+", "+np.GetConfig().GetMachineType(), mt.Accelerator, poolTopology(np))
+			(mt.Accelerator != w.Accelerator.ValueString() || gke.PoolTopology(np) != w.Topology.ValueString()) {
+			return mismatch("node pool "+pool+", "+np.GetConfig().GetMachineType(), mt.Accelerator, gke.PoolTopology(np))
 		}
 	}
 	return nil

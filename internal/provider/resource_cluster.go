@@ -64,7 +64,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddError(fmt.Sprintf("creating GKE cluster (%s)", ref.Name), err.Error())
 		return
 	}
-	cl, gerr := findCluster(ctx, client, ref)
+	cl, gerr := gke.FindCluster(ctx, client, ref.String())
 	if gerr != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading GKE cluster (%s)", ref.Name), gerr.Error())
 		return
@@ -100,7 +100,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if !ok {
 		return
 	}
-	cl, err := findCluster(ctx, client, ref)
+	cl, err := gke.FindCluster(ctx, client, ref.String())
 	if gke.IsNotFound(err) {
 		resp.Diagnostics.AddWarning("Cluster not found", fmt.Sprintf("GKE cluster %s no longer exists; it will be created again.", ref))
 		resp.State.RemoveResource(ctx)
@@ -174,7 +174,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	if !plan.Labels.Equal(prior.Labels) || driftNames(prior.Drift, obj, "resourceLabels") {
 		add("labels", func(ctx context.Context) (*containerpb.Operation, error) {
-			cl, err := findCluster(ctx, client, ref)
+			cl, err := gke.FindCluster(ctx, client, ref.String())
 			if err != nil {
 				return nil, err
 			}
@@ -191,7 +191,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.AddError(fmt.Sprintf("repairing the default pool of GKE cluster (%s)", ref.Name), err.Error())
 		return
 	}
-	cl, err := findCluster(ctx, client, ref)
+	cl, err := gke.FindCluster(ctx, client, ref.String())
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading GKE cluster (%s)", ref.Name), err.Error())
 		return

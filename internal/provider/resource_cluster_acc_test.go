@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
@@ -33,7 +34,7 @@ resource "dwsfallback_cluster" "test" {
 }
 
 func clusterExists(name string) bool {
-	_, err := findCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: testLocation, Name: name})
+	_, err := gke.FindCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: testLocation, Name: name}.String())
 	return err == nil
 }
 

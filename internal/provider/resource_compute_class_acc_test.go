@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -96,7 +97,7 @@ func TestAccComputeClass_basic(t *testing.T) {
 					pools := testPools(t, ref)
 					for _, name := range []string{"on-demand-pool", "flex-start-pool"} {
 						cfg := pools[name].GetConfig()
-						if cfg.GetLabels()[wellknown.ComputeClassLabel] != "tpu-fallback" || !hasClassTaint(pools[name], "tpu-fallback") {
+						if cfg.GetLabels()[wellknown.ComputeClassLabel] != "tpu-fallback" || !gke.HasClassTaint(pools[name], "tpu-fallback") {
 							return fmt.Errorf("pool %s: labels %v, taints %v; want the class's label and NoSchedule taint", name, cfg.GetLabels(), cfg.GetTaints())
 						}
 					}

@@ -21,6 +21,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
@@ -29,7 +30,7 @@ import (
 // clusterClients are admin clients of an emulated cluster's own control plane, reached as GKE reports it.
 func clusterClients(t *testing.T, name string) *kube.Clients {
 	t.Helper()
-	cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: testLocation, Name: name})
+	cl, err := gke.FindCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: testLocation, Name: name}.String())
 	if err != nil {
 		t.Fatalf("reading cluster %s: %v", name, err)
 	}

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
@@ -412,7 +413,7 @@ func TestAccExample_multiRegion(t *testing.T) {
 	vars = append(slices.Clone(three), "-var", `worker_locations=["us-east5-a","us-east5-b","us-east5-a"]`)
 	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
 	tf.mustRun(append([]string{"plan", "-detailed-exitcode", "-input=false"}, vars...)...)
-	if cl, err := findCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: "us-east5-a", Name: "mre-c"}); err != nil || cl == nil {
+	if cl, err := gke.FindCluster(context.Background(), gkeAPIForCheck(), clusterscope.Ref{Project: testProject, Location: "us-east5-a", Name: "mre-c"}.String()); err != nil || cl == nil {
 		t.Fatalf("mre-c in us-east5-a: %v, %v", cl, err)
 	}
 	checkDispatched(t, tf)

@@ -106,7 +106,7 @@ func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequ
 		resp.Diagnostics.AddError("connecting to GKE", err.Error())
 		return
 	}
-	pools, err := listPools(ctx, client, ref)
+	pools, err := gke.ListPools(ctx, client, ref.String())
 	if gke.IsNotFound(err) {
 		resp.Diagnostics.AddWarning("Cluster not found", fmt.Sprintf("Cluster %s no longer exists; removing node pools %s and %s from state.", ref, onDemand, flex))
 		resp.State.RemoveResource(ctx)
@@ -180,7 +180,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 		resp.Diagnostics.AddError(fmt.Sprintf("updating %s pool pair", r.kind.noun), err.Error())
 		return
 	}
-	pools, err := listPools(ctx, client, ref)
+	pools, err := gke.ListPools(ctx, client, ref.String())
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), err.Error())
 		return

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -33,7 +34,7 @@ func createRayCluster(t *testing.T, name string) clusterscope.Ref {
 		AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}},
 	})
 	// The checks read the control plane the suite shares, which serves the one cluster created while it was free.
-	if cl, err := findCluster(context.Background(), gkeAPIForCheck(), ref); err == nil && stack != nil && cl.Endpoint != stack.Endpoint {
+	if cl, err := gke.FindCluster(context.Background(), gkeAPIForCheck(), ref.String()); err == nil && stack != nil && cl.Endpoint != stack.Endpoint {
 		t.Fatalf("cluster %s got a control plane of its own: another cluster holds the shared one (one an earlier test left behind?)", name)
 	}
 	return ref

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
@@ -42,7 +43,7 @@ resource "dwsfallback_tpu_pool_pair" "test" {
 
 func checkPairDestroyed(ref clusterscope.Ref, names ...string) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		pools, err := listPools(context.Background(), gkeAPIForCheck(), ref)
+		pools, err := gke.ListPools(context.Background(), gkeAPIForCheck(), ref.String())
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -197,7 +198,7 @@ func TestExpandTPU7xMatchesGcloud(t *testing.T) {
 	// A single-host TPU7x pool carries no topology (GKE refuses one) and reads back as its one-node shape.
 	m.TPUTopology, m.PlacementPolicy = types.StringValue("2x2x1"), types.StringNull()
 	np := expandNodePool(onDemandRole, poolModel{Name: types.StringValue("od7")}, m)
-	if np.GetPlacementPolicy() != nil || poolTopology(np) != "2x2x1" {
-		t.Errorf("single-host TPU7x: placement %v, topology read back %q; want none and 2x2x1", np.GetPlacementPolicy(), poolTopology(np))
+	if np.GetPlacementPolicy() != nil || gke.PoolTopology(np) != "2x2x1" {
+		t.Errorf("single-host TPU7x: placement %v, topology read back %q; want none and 2x2x1", np.GetPlacementPolicy(), gke.PoolTopology(np))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -34,7 +35,7 @@ func (m *tpuPoolPairModel) expandKind(_ poolRole, np *containerpb.NodePool) {
 }
 
 func (m *tpuPoolPairModel) flattenKind(np *containerpb.NodePool) {
-	m.TPUTopology = types.StringValue(poolTopology(np))
+	m.TPUTopology = types.StringValue(gke.PoolTopology(np))
 	m.PlacementPolicy = types.StringNull()
 	if p := np.GetPlacementPolicy().GetPolicyName(); p != "" {
 		m.PlacementPolicy = types.StringValue(p)
@@ -43,8 +44,8 @@ func (m *tpuPoolPairModel) flattenKind(np *containerpb.NodePool) {
 
 func (m *tpuPoolPairModel) incompatible(have, want *containerpb.NodePool) string {
 	switch {
-	case poolTopology(have) != poolTopology(want):
-		return fmt.Sprintf("has TPU topology %q, not %q", poolTopology(have), poolTopology(want))
+	case gke.PoolTopology(have) != gke.PoolTopology(want):
+		return fmt.Sprintf("has TPU topology %q, not %q", gke.PoolTopology(have), gke.PoolTopology(want))
 	case have.GetPlacementPolicy().GetPolicyName() != want.GetPlacementPolicy().GetPolicyName():
 		return fmt.Sprintf("has placement policy %q, not %q", have.GetPlacementPolicy().GetPolicyName(), want.GetPlacementPolicy().GetPolicyName())
 	}
@@ -116,17 +117,7 @@ func (m *tpuPoolPairModel) liveLabels(np *containerpb.NodePool) types.Map {
 	if mt, ok := catalog.Lookup(np.GetConfig().GetMachineType()); ok {
 		accelerator = mt.Accelerator
 	}
-	return nodeLabels(np.GetName(), accelerator, poolTopology(np))
-}
-
-// poolTopology is the slice shape of a TPU pool: its topology, or for a single-host TPU7x pool, which has none, the
-// shape of its one node.
-func poolTopology(np *containerpb.NodePool) string {
-	if t := np.GetPlacementPolicy().GetTpuTopology(); t != "" {
-		return t
-	}
-	mt, _ := catalog.Lookup(np.GetConfig().GetMachineType())
-	return mt.SingleHostTopology()
+	return nodeLabels(np.GetName(), accelerator, gke.PoolTopology(np))
 }
 
 // nodeLabels are the labels GKE puts on every node of a TPU pool that tell it apart: the pool, and the TPU
