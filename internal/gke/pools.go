@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -48,4 +49,9 @@ func PoolTopology(np *containerpb.NodePool) string {
 	}
 	mt, _ := catalog.Lookup(np.GetConfig().GetMachineType())
 	return mt.SingleHostTopology()
+}
+
+// ClassTaint is the taint GKE asks of a manually created pool that a ComputeClass uses.
+func ClassTaint(class string) *containerpb.NodeTaint {
+	return &containerpb.NodeTaint{Key: wellknown.ComputeClassLabel, Value: class, Effect: containerpb.NodeTaint_NO_SCHEDULE}
 }

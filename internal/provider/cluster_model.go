@@ -4,9 +4,10 @@ import (
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 type clusterModel struct {

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 )
 
 // warnServedVersion warns when the cluster's API server runs another Kubernetes minor than GKE reports for it. GKE's

@@ -7,6 +7,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeclass"
 )
 
 // TestAccDrift_classGenerated changes, one at a time, every field the class's apply set, as another writer would,
@@ -21,9 +23,9 @@ func TestAccDrift_classGenerated(t *testing.T) {
 	tf.expectEmptyPlan()
 	_, c := soakPlane(t, ref.String())
 	tally := newDriftTally()
-	tryDrift(t, tf, c.Dynamic, tally, computeClassGVR, "", "dcc", true)
+	tryDrift(t, tf, c.Dynamic, tally, gkeclass.GVR, "", "dcc", true)
 	tally.report(t)
-	api := c.Dynamic.Resource(computeClassGVR)
+	api := c.Dynamic.Resource(gkeclass.GVR)
 	handChange(t, tf, api, "dcc", types.MergePatchType, `{"spec":{"autoscalingPolicy":{"consolidationDelayMinutes":5}}}`, ".spec.autoscalingPolicy")
 	if u, err := api.Get(context.Background(), "dcc", metav1.GetOptions{}); err != nil || u.Object["spec"].(map[string]any)["autoscalingPolicy"] != nil {
 		t.Fatalf("the repair left the class's spec as %v (%v), want autoscalingPolicy gone", u, err)

@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 )
 
 var _ datasource.DataSourceWithConfigure = (*rayJobDataSource)(nil)

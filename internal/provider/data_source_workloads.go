@@ -4,7 +4,6 @@ import (
 	"context"
 	"sort"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -13,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 )
 
 var (

@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 )
 
 func TestWarnRecreated(t *testing.T) {

@@ -185,15 +185,10 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 	}
 	if class := pm.ComputeClass.ValueString(); class != "" {
 		np.Config.Labels = map[string]string{wellknown.ComputeClassLabel: class}
-		np.Config.Taints = []*containerpb.NodeTaint{classTaint(class)}
+		np.Config.Taints = []*containerpb.NodeTaint{gke.ClassTaint(class)}
 	}
 	m.expandKind(r, np)
 	return np
-}
-
-// classTaint is the taint GKE asks of a manually created pool that a ComputeClass uses.
-func classTaint(class string) *containerpb.NodeTaint {
-	return &containerpb.NodeTaint{Key: wellknown.ComputeClassLabel, Value: class, Effect: containerpb.NodeTaint_NO_SCHEDULE}
 }
 
 // poolClass is the ComputeClass a pool joined, null for none. A pool that has the label without the one matching
@@ -248,7 +243,7 @@ func classSettings(np *containerpb.NodePool, class string) (labels map[string]st
 		return labels, taints, changed
 	}
 	labels[wellknown.ComputeClassLabel] = class
-	taints = append(taints, classTaint(class))
+	taints = append(taints, gke.ClassTaint(class))
 	changed = poolClass(np).ValueString() != class || len(theirs) != 1 || !gke.HasClassTaint(np, class)
 	return labels, taints, changed
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/computeclass"
 )
 
 var (
@@ -244,7 +245,7 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 		NewGPUPoolPairResource,
 		NewKueueQueueResource,
 		NewRayJobResource,
-		NewComputeClassResource,
+		computeclass.New,
 		NewMultiKueueWorkerResource,
 		NewMultiKueueConfigResource,
 	}, helmResources...)

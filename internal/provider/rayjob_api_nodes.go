@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -160,7 +161,7 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 // classStatusWords is what GKE's status of the ComputeClass the pod selects says of its priorities: which are backed
 // off, and why.
 func classStatusWords(ctx context.Context, c *kube.Clients, class string) string {
-	u, err := findComputeClass(ctx, c, class)
+	u, err := gkeclass.Find(ctx, c, class)
 	if err != nil {
 		return fmt.Sprintf("The pod selects ComputeClass %s, whose status cannot be read: %v.", class, err)
 	}
@@ -179,7 +180,7 @@ func classStatusWords(ctx context.Context, c *kube.Clients, class string) string
 		}
 	}
 	if len(words) == 0 {
-		return fmt.Sprintf("ComputeClass %s reports no backed-off priority (%s).", class, classHealth(u))
+		return fmt.Sprintf("ComputeClass %s reports no backed-off priority (%s).", class, gkeclass.Health(u))
 	}
 	return fmt.Sprintf("ComputeClass %s: %s. GKE tries the next priority while one is backed off; when none is left, "+
 		"the pod waits (whenUnsatisfiable).", class, strings.Join(words, "; "))

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -58,7 +59,7 @@ resource "dwsfallback_compute_class" "test" {
 
 func liveClass(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
-	u, err := adminClients(t).Dynamic.Resource(computeClassGVR).Get(context.Background(), name, metav1.GetOptions{})
+	u, err := adminClients(t).Dynamic.Resource(gkeclass.GVR).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("reading ComputeClass %s: %v", name, err)
 	}
@@ -72,7 +73,7 @@ func patchClass(t *testing.T, name, patch string) {
 
 func checkClassDestroyed(t *testing.T, name string) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		_, err := adminClients(t).Dynamic.Resource(computeClassGVR).Get(context.Background(), name, metav1.GetOptions{})
+		_, err := adminClients(t).Dynamic.Resource(gkeclass.GVR).Get(context.Background(), name, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
 			return fmt.Errorf("ComputeClass %s still exists after destroy (%v)", name, err)
 		}
@@ -115,7 +116,7 @@ func TestAccComputeClass_basic(t *testing.T) {
 			{
 				// GKE's autoscaler has looked at the class by now: its pools are labelled and tainted as it asks.
 				PreConfig: func() {
-					waitFor(20*time.Second, func() bool { return classHealth(liveClass(t, "tpu-fallback")) == "Crd is healthy." })
+					waitFor(20*time.Second, func() bool { return gkeclass.Health(liveClass(t, "tpu-fallback")) == "Crd is healthy." })
 				},
 				Config: cfg,
 				ConfigStateChecks: []statecheck.StateCheck{

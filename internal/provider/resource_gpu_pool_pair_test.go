@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // gcloudGPUBodies are the CreateNodePool bodies gcloud 528 sends for testutil.GPUPools (a3-highgpu-8g, 8 H100,

@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 )
 
 // gcloudBodies are the CreateNodePool bodies gcloud 528 sends for the tutorial's two commands, captured against the

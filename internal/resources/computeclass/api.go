@@ -1,4 +1,4 @@
-package provider
+package computeclass
 
 import (
 	"context"
@@ -14,33 +14,19 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
-var computeClassGVR = schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "computeclasses"}
-
-// findComputeClass reads the class, nil when it does not exist.
-func findComputeClass(ctx context.Context, c *kube.Clients, name string) (*unstructured.Unstructured, error) {
-	u, err := c.Dynamic.Resource(computeClassGVR).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, c.Explain("ComputeClass", name, err)
-	}
-	return u, nil
-}
-
 // putComputeClass creates the class, or replaces the spec of have, the one there: the spec is the provider's, so a
 // field someone added by hand goes, as the plan said.
 func putComputeClass(ctx context.Context, c *kube.Clients, have, want *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	api := c.Dynamic.Resource(computeClassGVR)
+	api := c.Dynamic.Resource(gkeclass.GVR)
 	opts := metav1.CreateOptions{FieldManager: kube.FieldManager}
 	if have == nil {
 		u, err := api.Create(ctx, want, opts)
@@ -94,7 +80,7 @@ func waitClassReported(ctx context.Context, c *kube.Clients, u *unstructured.Uns
 			return last, false, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
-		got, err := findComputeClass(wctx, c, u.GetName())
+		got, err := gkeclass.Find(wctx, c, u.GetName())
 		if err != nil && wctx.Err() == nil {
 			return last, false, err
 		}
@@ -120,7 +106,7 @@ func classReported(u *unstructured.Unstructured) bool {
 
 // deleteComputeClass deletes the class and waits until it is gone.
 func deleteComputeClass(ctx context.Context, c *kube.Clients, name string) error {
-	err := c.Dynamic.Resource(computeClassGVR).Delete(ctx, name, metav1.DeleteOptions{})
+	err := c.Dynamic.Resource(gkeclass.GVR).Delete(ctx, name, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -128,7 +114,7 @@ func deleteComputeClass(ctx context.Context, c *kube.Clients, name string) error
 		return c.Explain("ComputeClass", name, err)
 	}
 	for {
-		u, err := findComputeClass(ctx, c, name)
+		u, err := gkeclass.Find(ctx, c, name)
 		if err != nil || u == nil {
 			return err
 		}

@@ -1,13 +1,14 @@
-package provider
+package computeclass
 
 import (
 	"context"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeclass"
 )
 
 type computeClassModel struct {
@@ -166,7 +167,7 @@ func flattenComputeClass(m *computeClassModel, u *unstructured.Unstructured) {
 		pm, _ := it.(map[string]any)
 		m.Priorities = append(m.Priorities, flattenPriority(pm))
 	}
-	m.Health = types.StringValue(classHealth(u))
+	m.Health = types.StringValue(gkeclass.Health(u))
 }
 
 func flattenPriority(pm map[string]any) classPriorityModel {
@@ -259,21 +260,4 @@ func toInt64(v any) (int64, bool) {
 		return int64(n), true
 	}
 	return 0, false
-}
-
-// classHealth is the class's Health message, then the message of every other condition GKE set on it.
-func classHealth(u *unstructured.Unstructured) string {
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	var health string
-	var rest []string
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		msg, _ := m["message"].(string)
-		if m["type"] == "Health" {
-			health = msg
-		} else if msg != "" {
-			rest = append(rest, msg)
-		}
-	}
-	return strings.TrimSpace(strings.Join(append([]string{health}, rest...), " "))
 }

@@ -1,4 +1,4 @@
-package provider
+package computeclass
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package provider
+package computeclass
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 func computeClassObject(u *unstructured.Unstructured) tfdrift.Object {
-	return tfdrift.Object{Key: "ComputeClass/" + u.GetName(), GVK: computeClassGVR.GroupVersion().WithKind("ComputeClass"), Obj: u}
+	return tfdrift.Object{Key: "ComputeClass/" + u.GetName(), GVK: gkeclass.GVR.GroupVersion().WithKind("ComputeClass"), Obj: u}
 }
 
 // recordClassBaseline keeps what this write left on the class. The spec is written whole (an update), so it is
@@ -29,7 +30,7 @@ func recordClassBaseline(ctx context.Context, c *kube.Clients, u *unstructured.U
 }
 
 func classBaseline(c *kube.Clients, u *unstructured.Unstructured) (map[string]drift.Baseline, error) {
-	ty, err := c.Types(computeClassGVR.GroupVersion().WithKind("ComputeClass"))
+	ty, err := c.Types(gkeclass.GVR.GroupVersion().WithKind("ComputeClass"))
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func classDrift(c *kube.Clients, b map[string]drift.Baseline, u *unstructured.Un
 	if len(b) == 0 {
 		return nil, nil
 	}
-	ty, err := c.Types(computeClassGVR.GroupVersion().WithKind("ComputeClass"))
+	ty, err := c.Types(gkeclass.GVR.GroupVersion().WithKind("ComputeClass"))
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package provider
+package computeclass
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
@@ -25,7 +26,8 @@ var (
 // A ComputeClass is one object that takes effect when written; deletion waits only for its finalizers.
 const defaultComputeClassTimeout = 5 * time.Minute
 
-func NewComputeClassResource() resource.Resource { return &computeClassResource{} }
+// New is the dwsfallback_compute_class resource.
+func New() resource.Resource { return &computeClassResource{} }
 
 type computeClassResource struct {
 	clients clusterscope.Clients
@@ -64,7 +66,7 @@ func (r *computeClassResource) Read(ctx context.Context, req resource.ReadReques
 	if !ok {
 		return
 	}
-	u, err := findComputeClass(ctx, c, st.Name.ValueString())
+	u, err := gkeclass.Find(ctx, c, st.Name.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading ComputeClass (%s)", st.Name.ValueString()), err.Error())
 		return
@@ -166,7 +168,7 @@ func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, 
 		return false
 	}
 	summary := fmt.Sprintf("%s ComputeClass (%s)", verb, m.Name.ValueString())
-	have, err := findComputeClass(ctx, c, m.Name.ValueString())
+	have, err := gkeclass.Find(ctx, c, m.Name.ValueString())
 	if err == nil && have != nil && verb == "creating" {
 		err = fmt.Errorf("ComputeClass %s already exists on %s: import it (terraform import, id %s) instead of creating it", m.Name.ValueString(), c.Host, m.ID.ValueString())
 	}
@@ -186,7 +188,7 @@ func (r *computeClassResource) write(ctx context.Context, m *computeClassModel, 
 	case !reported:
 		diags.AddWarning(summary, fmt.Sprintf("GKE's autoscaler has not reported on ComputeClass %s (does %s run it?): health is left as read, and the next refresh may change it.", m.Name.ValueString(), c.Host))
 	}
-	m.Health = types.StringValue(classHealth(settled))
+	m.Health = types.StringValue(gkeclass.Health(settled))
 	m.Drift = tfdrift.AppliedValue(m.Drift)
 	recordClassBaseline(ctx, c, u, p, diags)
 	return true
