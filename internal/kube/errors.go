@@ -23,11 +23,17 @@ func (c *Clients) Explain(kind, name string, err error) error {
 	case apierrors.IsConflict(err) && strings.Contains(err.Error(), "conflict"):
 		return fmt.Errorf("%s %s on %s: fields are managed by another field manager with other values: %w; "+
 			"set force_conflicts = true (the default) to take ownership of them", kind, name, c.Host, err)
-	case apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource"):
+	case APIMissing(err):
 		return fmt.Errorf("%s %s on %s: the cluster does not serve Kueue's kueue.x-k8s.io/v1beta2 API; install Kueue v0.15 "+
 			"or later (dwsfallback_kueue_install, or the tutorial's helm install): %w", kind, name, c.Host, err)
 	case WebhookNotReady(err):
 		return fmt.Errorf("%s %s on %s: Kueue's webhook is not answering (Kueue not running, or just installed): %w", kind, name, c.Host, err)
 	}
 	return fmt.Errorf("%s %s on %s: %w", kind, name, c.Host, err)
+}
+
+// APIMissing reports a 404 for a whole API, not for one object: the cluster does not serve the kind at all (Kueue or
+// KubeRay not installed).
+func APIMissing(err error) bool {
+	return apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource")
 }

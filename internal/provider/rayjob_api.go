@@ -152,7 +152,7 @@ func readProgressWith(ctx context.Context, c *kube.Clients, ns, name string,
 		return jobProgress{}, err
 	}
 	wl, err := workload(ctx, c, job)
-	noKueue := kueueMissing(err)
+	noKueue := kube.APIMissing(err)
 	if err != nil && !noKueue {
 		return jobProgress{}, err
 	}
@@ -291,11 +291,6 @@ func inadmissible(wl *kueue.Workload, now time.Time) string {
 		}
 	}
 	return ""
-}
-
-// kueueMissing reports the error of a cluster that has no Kueue API at all.
-func kueueMissing(err error) bool {
-	return apierrors.IsNotFound(err) && strings.Contains(err.Error(), "the server could not find the requested resource")
 }
 
 // jobGone reports whether err says the RayJob does not exist.
@@ -518,7 +513,7 @@ func waitWorkloadsGone(ctx context.Context, c *kube.Clients, ns, uid string) err
 	var left []kueue.Workload
 	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
 		list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel + "=" + uid})
-		if kueueMissing(err) {
+		if kube.APIMissing(err) {
 			return true, nil
 		}
 		if err != nil && kube.Transient(err) {
@@ -542,7 +537,7 @@ func waitWorkloadsGone(ctx context.Context, c *kube.Clients, ns, uid string) err
 // orphanedWorkloadOwner is the UID of the RayJob named name whose Workloads outlive it, "" when none does.
 func orphanedWorkloadOwner(ctx context.Context, c *kube.Clients, ns, name string) (string, error) {
 	list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel})
-	if kueueMissing(err) {
+	if kube.APIMissing(err) {
 		return "", nil
 	}
 	if err != nil {
@@ -592,7 +587,7 @@ func waitWorkloadGone(ctx context.Context, c *kube.Clients, ns, name, job string
 	defer cancel()
 	return wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		wl, err := c.Kueue.KueueV1beta2().Workloads(ns).Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) || kueueMissing(err) {
+		if apierrors.IsNotFound(err) || kube.APIMissing(err) {
 			return true, nil
 		}
 		if err != nil {

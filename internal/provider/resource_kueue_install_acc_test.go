@@ -26,6 +26,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/helm"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 )
 
@@ -223,7 +224,7 @@ func TestAccKueueInstall_readiness(t *testing.T) {
 	requireStack(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := waitKueueReady(ctx, adminClients(t), "kueue-system", "kueue"); err != nil {
+	if err := kueueuse.WaitReady(ctx, adminClients(t), "kueue-system", "kueue"); err != nil {
 		t.Errorf("Kueue runs, but readiness says: %v", err)
 	}
 	s := startStack(t, true)
@@ -233,7 +234,7 @@ func TestAccKueueInstall_readiness(t *testing.T) {
 	}
 	short, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel2()
-	if err := waitKueueReady(short, bare, "kueue-system", "kueue"); err == nil || !strings.Contains(err.Error(), "Kueue is not ready") {
+	if err := kueueuse.WaitReady(short, bare, "kueue-system", "kueue"); err == nil || !strings.Contains(err.Error(), "Kueue is not ready") {
 		t.Errorf("no Kueue at all, readiness says %v; want a timeout that says why", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !nohelm
 
-package provider
+package kueueinstall
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -31,7 +32,10 @@ var (
 // The tutorial installs Kueue's chart from here; a local chart path works the same.
 const defaultKueueChart = "oci://registry.k8s.io/kueue/charts/kueue"
 
-func NewKueueInstallResource() resource.Resource { return &kueueInstallResource{} }
+// An install waits for Kueue's controller and webhook to be ready, as the queue waits for Kueue to accept its objects.
+const defaultInstallTimeout = 10 * time.Minute
+
+func New() resource.Resource { return &kueueInstallResource{} }
 
 type kueueInstallResource struct {
 	clients clusterscope.Clients
@@ -66,9 +70,9 @@ func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Conte
 	var timeout time.Duration
 	var d diag.Diagnostics
 	if create {
-		timeout, d = plan.Timeouts.Create(ctx, defaultKueueTimeout)
+		timeout, d = plan.Timeouts.Create(ctx, defaultInstallTimeout)
 	} else {
-		timeout, d = plan.Timeouts.Update(ctx, defaultKueueTimeout)
+		timeout, d = plan.Timeouts.Update(ctx, defaultInstallTimeout)
 	}
 	diags.Append(d...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -111,7 +115,7 @@ func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Conte
 	}
 	recordInstall(ctx, c, rel, private, diags)
 	if plan.Wait.ValueBool() {
-		if err := waitKueueReady(ctx, c, plan.Namespace.ValueString(), name); err != nil {
+		if err := kueueuse.WaitReady(ctx, c, plan.Namespace.ValueString(), name); err != nil {
 			diags.AddError(fmt.Sprintf("waiting for Kueue (helm release %s/%s) to serve", plan.Namespace.ValueString(), name), err.Error())
 		}
 	}
@@ -162,7 +166,7 @@ func (r *kueueInstallResource) Delete(ctx context.Context, req resource.DeleteRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := st.Timeouts.Delete(ctx, defaultKueueTimeout)
+	timeout, diags := st.Timeouts.Delete(ctx, defaultInstallTimeout)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -1,6 +1,6 @@
 //go:build !nohelm
 
-package provider
+package kueueinstall
 
 import (
 	"context"

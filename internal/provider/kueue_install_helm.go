@@ -1,9 +1,0 @@
-//go:build !nohelm
-
-package provider
-
-import "github.com/hashicorp/terraform-plugin-framework/resource"
-
-// helmResources are the resources built on the Helm SDK, which costs about 39 MiB of binary and 30 ms of start-up
-// (bench/results.md). Building with -tags nohelm leaves them out.
-var helmResources = []func() resource.Resource{NewKueueInstallResource}

@@ -1,0 +1,3 @@
+// Package kueueinstall is the dwsfallback_kueue_install resource: Kueue installed by its Helm chart with the feature
+// gates the fallback needs. It is built only with the Helm SDK (not under -tags nohelm); it exports only New.
+package kueueinstall
