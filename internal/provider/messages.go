@@ -2,13 +2,6 @@ package provider
 
 // Pieces of the messages that diagnostics and status attributes are built from.
 
-func because(msg string) string {
-	if msg == "" {
-		return ""
-	}
-	return " (" + msg + ")"
-}
-
 func orNone(s string) string {
 	if s == "" {
 		return "not started"

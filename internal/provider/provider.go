@@ -28,6 +28,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/computeclass"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/kueuequeue"
 )
 
 var (
@@ -243,7 +244,7 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 		NewClusterResource,
 		NewTPUPoolPairResource,
 		NewGPUPoolPairResource,
-		NewKueueQueueResource,
+		kueuequeue.New,
 		NewRayJobResource,
 		computeclass.New,
 		NewMultiKueueWorkerResource,

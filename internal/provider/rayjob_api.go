@@ -25,6 +25,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -93,12 +94,12 @@ func (p jobProgress) phase() string {
 	case p.wl.Status.Admission != nil:
 		var checks []string
 		for _, ch := range p.wl.Status.AdmissionChecks {
-			checks = append(checks, fmt.Sprintf("%s %s%s", ch.Name, ch.State, because(ch.Message)))
+			checks = append(checks, fmt.Sprintf("%s %s%s", ch.Name, ch.State, kueueuse.Because(ch.Message)))
 		}
 		return fmt.Sprintf("quota reserved on %s; waiting for admission checks: %s", acceleratorAssignment(p.wl), strings.Join(checks, ", "))
 	default:
 		_, msg := kube.ConditionTrue(p.wl.Status.Conditions, kueue.WorkloadQuotaReserved)
-		return "queued" + because(msg)
+		return "queued" + kueueuse.Because(msg)
 	}
 }
 

@@ -202,7 +202,7 @@ func ownAnnotations(in map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range in {
 		switch {
-		case k == specHashAnnotation, k == kubectlLastApplied, wellknown.InDomain(k, wellknown.KueueDomain),
+		case k == specHashAnnotation, k == corev1.LastAppliedConfigAnnotation, wellknown.InDomain(k, wellknown.KueueDomain),
 			wellknown.InDomain(k, "autoscaling.x-k8s.io"), wellknown.InDomain(k, wellknown.RayDomain):
 		default:
 			out[k] = v

@@ -329,7 +329,7 @@ func TestReadSpec(t *testing.T) {
 		}},
 		{name: "labels and annotations of Kueue, KubeRay and kubectl", patch: func(j *rayv1.RayJob) {
 			j.Labels["kueue.x-k8s.io/managed"], j.Labels["ray.io/originated-from"] = "true", "x"
-			j.Annotations[kubectlLastApplied] = "{}"
+			j.Annotations[corev1.LastAppliedConfigAnnotation] = "{}"
 			j.Annotations["kueue.x-k8s.io/workload"] = "w"
 			j.Annotations[specHashAnnotation] = "abc"
 		}},

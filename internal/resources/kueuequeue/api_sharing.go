@@ -1,4 +1,4 @@
-package provider
+package kueuequeue
 
 import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"

@@ -1,4 +1,4 @@
-package provider
+package kueuequeue
 
 import (
 	"context"
@@ -257,7 +257,7 @@ func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) e
 			return api.AdmissionChecks().Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", check).String()})
 		})
 		if err != nil {
-			return fmt.Errorf("AdmissionCheck %s is not Active%s: %w (is Kueue's provisioning-request controller running, and does the ProvisioningRequest CRD exist?)", check, because(why), err)
+			return fmt.Errorf("AdmissionCheck %s is not Active%s: %w (is Kueue's provisioning-request controller running, and does the ProvisioningRequest CRD exist?)", check, kueueuse.Because(why), err)
 		}
 	}
 	var why string
@@ -273,7 +273,7 @@ func waitQueueActive(ctx context.Context, c *kube.Clients, m *kueueQueueModel) e
 		return api.ClusterQueues().Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
 	})
 	if err != nil {
-		return fmt.Errorf("ClusterQueue %s is not Active%s: %w (is the Kueue controller running?)", name, because(why), err)
+		return fmt.Errorf("ClusterQueue %s is not Active%s: %w (is the Kueue controller running?)", name, kueueuse.Because(why), err)
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
-package provider
+package kueuequeue
 
 import (
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -17,11 +19,11 @@ func TestRecordedSpellings(t *testing.T) {
 		want        quotaSpellings
 	}{
 		{name: "none", want: nil},
-		{name: "kubectl last-applied, numbers and strings", annotations: map[string]string{kubectlLastApplied: `{"spec":{"resourceGroups":[{"flavors":[{"name":"dws","resources":[{"name":"cpu","nominalQuota":1000000000},{"name":"memory","nominalQuota":"1000000000Gi"}]}]}]}}`},
+		{name: "kubectl last-applied, numbers and strings", annotations: map[string]string{corev1.LastAppliedConfigAnnotation: `{"spec":{"resourceGroups":[{"flavors":[{"name":"dws","resources":[{"name":"cpu","nominalQuota":1000000000},{"name":"memory","nominalQuota":"1000000000Gi"}]}]}]}}`},
 			want: quotaSpellings{"dws": {"cpu": "1000000000", "memory": "1000000000Gi"}}},
-		{name: "the provider's own wins", annotations: map[string]string{quotaSpellingAnnotation: `{"dws":{"cpu":"1e9"}}`, kubectlLastApplied: `{}`},
+		{name: "the provider's own wins", annotations: map[string]string{quotaSpellingAnnotation: `{"dws":{"cpu":"1e9"}}`, corev1.LastAppliedConfigAnnotation: `{}`},
 			want: quotaSpellings{"dws": {"cpu": "1e9"}}},
-		{name: "garbage", annotations: map[string]string{kubectlLastApplied: `{not json`}, want: nil},
+		{name: "garbage", annotations: map[string]string{corev1.LastAppliedConfigAnnotation: `{not json`}, want: nil},
 	}
 	for _, tc := range cases {
 		got := recordedSpellings(&kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations}})

@@ -1,4 +1,4 @@
-package provider
+package kueuequeue
 
 import (
 	"context"
@@ -33,7 +33,8 @@ const defaultKueueTimeout = 10 * time.Minute
 // privateDiscover marks a freshly imported queue, whose LocalQueues Read must discover.
 const privateDiscover = "discover_local_queues"
 
-func NewKueueQueueResource() resource.Resource { return &kueueQueueResource{} }
+// New is the dwsfallback_kueue_queue resource.
+func New() resource.Resource { return &kueueQueueResource{} }
 
 type kueueQueueResource struct {
 	clients clusterscope.Clients

@@ -1,4 +1,4 @@
-package provider
+package kueuequeue
 
 import (
 	"bytes"
@@ -497,10 +497,7 @@ func setQueueStatus(m *kueueQueueModel, cq *kueue.ClusterQueue) {
 // The API server keeps quantities in canonical form (1000000000 becomes 1G), so on import the spelling the user
 // wrote is lost unless someone kept it. kubectl keeps it in its last-applied-configuration annotation; the provider
 // keeps its own in quotaSpellingAnnotation. Either lets an import plan no change.
-const (
-	quotaSpellingAnnotation = "dwsfallback/quota-spelling"
-	kubectlLastApplied      = "kubectl.kubernetes.io/last-applied-configuration"
-)
+const quotaSpellingAnnotation = "dwsfallback/quota-spelling"
 
 // quotaSpellings is flavor -> resource -> quantity as written.
 type quotaSpellings map[string]map[string]string
@@ -522,7 +519,7 @@ func recordedSpellings(cq *kueue.ClusterQueue) quotaSpellings {
 			return out
 		}
 	}
-	s, ok := cq.Annotations[kubectlLastApplied]
+	s, ok := cq.Annotations[corev1.LastAppliedConfigAnnotation]
 	if !ok {
 		return nil
 	}
