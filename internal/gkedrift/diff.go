@@ -1,5 +1,6 @@
 // Package gkedrift compares a GKE object with the request that made it: every field the request sets, at any depth,
-// in GKE's JSON field names. It knows nothing of Terraform.
+// in GKE's JSON field names. For node pools it also knows what GKE makes of a request, which fields GKE changes in
+// place, and the calls that set them again. It knows nothing of Terraform.
 package gkedrift
 
 import (

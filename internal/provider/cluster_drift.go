@@ -40,7 +40,7 @@ func clusterWanted(m *clusterModel) *containerpb.Cluster {
 		c.NodePoolDefaults = nil
 	}
 	for i, np := range c.NodePools {
-		c.NodePools[i] = gkeMakes(np)
+		c.NodePools[i] = gkedrift.Made(np)
 	}
 	return c
 }
@@ -61,7 +61,7 @@ func clusterDrift(base, live *containerpb.Cluster, recreating []string) []string
 		lp := clusterPool(live, bp.GetName())
 		switch {
 		case lp != nil:
-			out = append(out, poolDrift(map[string]*containerpb.NodePool{bp.GetName(): bp}, lp)...)
+			out = append(out, gkedrift.Pools(map[string]*containerpb.NodePool{bp.GetName(): bp}, lp)...)
 		case slices.Contains(recreating, bp.GetName()):
 			out = append(out, "NodePool/"+bp.GetName()+" (deleted)") // by a repair whose create failed
 		}
@@ -93,7 +93,7 @@ func driftNames(d types.List, obj string, fields ...string) bool {
 		if !ok {
 			continue
 		}
-		if len(fields) == 0 || underAny(strings.TrimPrefix(path, "."), fields...) {
+		if len(fields) == 0 || gkedrift.Under(strings.TrimPrefix(path, "."), fields...) {
 			return true
 		}
 	}
@@ -128,10 +128,10 @@ const privateRecreating = "recreating_pools"
 // recreatedDefaultPools are the default pools whose planned drift only a new pool repairs: a path outside auto-repair,
 // auto-upgrade and upgrade settings, or the pool left deleted by an earlier repair.
 func recreatedDefaultPools(planned types.List) []string {
-	pools, fields := driftByPool(planned)
+	pools, fields := gkedrift.ByPool(tfvalue.StringList(planned))
 	var out []string
 	for _, pool := range pools {
-		if slices.ContainsFunc(fields[pool], func(p string) bool { return !inPlace(p) }) {
+		if slices.ContainsFunc(fields[pool], func(p string) bool { return !gkedrift.InPlace(p) }) {
 			out = append(out, pool)
 		}
 	}
@@ -174,7 +174,7 @@ func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterscop
 				return client.API().CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: ref.String(), NodePool: want})
 			})
 		case have != nil:
-			calls = inPlaceRepairs(client, name, want, have)
+			calls = gkedrift.InPlaceRepairs(client, name, want, have)
 		}
 		for _, call := range calls {
 			// The cluster's name, as every caller: GKE runs one operation on a cluster at a time.

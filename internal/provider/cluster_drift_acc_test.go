@@ -64,7 +64,7 @@ func TestAccDrift_clusterGenerated(t *testing.T) {
 		try("Cluster/"+name, ref.String(), field, value, what)
 	}
 	for _, pool := range base.GetNodePools() {
-		for _, field := range gkedrift.Leaves(pool, zeroFields...) {
+		for _, field := range gkedrift.Leaves(pool, gkedrift.ZeroFields...) {
 			if field == "name" {
 				tried++
 				refused = append(refused, "default pool name: a pool's name is its identity")

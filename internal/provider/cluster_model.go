@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -43,7 +44,7 @@ func expandCluster(m *clusterModel) *containerpb.Cluster {
 		NodePools: []*containerpb.NodePool{{
 			Name:             "default-pool",
 			InitialNodeCount: int32(m.NodeCount.ValueInt64()),
-			Config:           &containerpb.NodeConfig{MachineType: m.MachineType.ValueString(), OauthScopes: gcloudDefaultScopes()},
+			Config:           &containerpb.NodeConfig{MachineType: m.MachineType.ValueString(), OauthScopes: gke.GcloudDefaultScopes()},
 			Management:       &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true},
 			UpgradeSettings:  &containerpb.NodePool_UpgradeSettings{MaxSurge: 1},
 		}},

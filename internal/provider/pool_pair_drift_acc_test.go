@@ -51,7 +51,7 @@ func tryPoolDrift(t *testing.T, ref clusterscope.Ref, tf *tfRun, pools ...string
 		base := statePoolBaseline(t, tf, pool)
 		tried, repaired := 0, 0
 		var refused []string
-		for _, field := range gkedrift.Leaves(base, zeroFields...) {
+		for _, field := range gkedrift.Leaves(base, gkedrift.ZeroFields...) {
 			tried++
 			if field == "name" {
 				refused = append(refused, "name: a pool's name is its identity; GKE renames no pool")
@@ -70,7 +70,7 @@ func tryPoolDrift(t *testing.T, ref clusterscope.Ref, tf *tfRun, pools ...string
 			if out, code := tf.planExit(); code != 0 {
 				t.Fatalf("%s %s (%s): the plan after the repair is not empty (exit %d):\n%s", pool, field, what, code, out)
 			}
-			if d := gkedrift.Diff(base, testPools(t, ref)[pool], zeroFields...); len(d) > 0 {
+			if d := gkedrift.Diff(base, testPools(t, ref)[pool], gkedrift.ZeroFields...); len(d) > 0 {
 				t.Fatalf("%s %s (%s): after the repair the pool still differs in %v", pool, field, what, d)
 			}
 			repaired++

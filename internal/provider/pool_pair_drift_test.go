@@ -3,10 +3,8 @@ package provider
 import (
 	"testing"
 
-	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 )
@@ -40,28 +38,5 @@ func TestWarnRecreated(t *testing.T) {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestGKEMakes(t *testing.T) {
-	flex := true
-	surge := &containerpb.NodePool_UpgradeSettings{MaxSurge: 1}
-	surgeStrategy := containerpb.NodePoolUpdateStrategy_SURGE
-	withStrategy := &containerpb.NodePool_UpgradeSettings{MaxSurge: 1, Strategy: &surgeStrategy}
-	for _, c := range []struct {
-		name string
-		np   *containerpb.NodePool
-		want *containerpb.NodePool_UpgradeSettings
-	}{
-		{"on-demand: surge, GKE's default strategy", &containerpb.NodePool{Config: &containerpb.NodeConfig{}, UpgradeSettings: surge}, withStrategy},
-		{"flex-start: GKE's own", &containerpb.NodePool{Config: &containerpb.NodeConfig{FlexStart: &flex}, UpgradeSettings: surge}, nil},
-		{"queued: GKE's own", &containerpb.NodePool{Config: &containerpb.NodeConfig{}, QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}, UpgradeSettings: surge}, nil},
-	} {
-		if diff := cmp.Diff(c.want, gkeMakes(c.np).GetUpgradeSettings(), protocmp.Transform()); diff != "" {
-			t.Errorf("%s: upgrade settings (-want +got):\n%s", c.name, diff)
-		}
-	}
-	if surge.Strategy != nil {
-		t.Error("gkeMakes changed the request it was given")
 	}
 }

@@ -164,7 +164,7 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 		},
 		Config: &containerpb.NodeConfig{
 			MachineType: pm.MachineType.ValueString(),
-			OauthScopes: gcloudDefaultScopes(),
+			OauthScopes: gke.GcloudDefaultScopes(),
 		},
 		Management:      &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true},
 		UpgradeSettings: &containerpb.NodePool_UpgradeSettings{MaxSurge: 1},
@@ -265,18 +265,6 @@ func poolBounds(as *containerpb.NodePoolAutoscaling) (lo, hi int64) {
 		return int64(as.GetTotalMinNodeCount()), int64(as.GetTotalMaxNodeCount())
 	default:
 		return int64(as.GetMinNodeCount()), int64(as.GetMaxNodeCount())
-	}
-}
-
-// gcloudDefaultScopes are the node scopes gcloud sends when none are asked for.
-func gcloudDefaultScopes() []string {
-	return []string{
-		"https://www.googleapis.com/auth/devstorage.read_only",
-		"https://www.googleapis.com/auth/logging.write",
-		"https://www.googleapis.com/auth/monitoring",
-		"https://www.googleapis.com/auth/service.management.readonly",
-		"https://www.googleapis.com/auth/servicecontrol",
-		"https://www.googleapis.com/auth/trace.append",
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -130,7 +131,7 @@ func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequ
 	if missing {
 		writePoolBaselines(ctx, resp.Private, baselines, &resp.Diagnostics)
 	}
-	P(&st).pair().Drift = tfdrift.List(poolDrift(baselines, pools[onDemand], pools[flex]))
+	P(&st).pair().Drift = tfdrift.List(gkedrift.Pools(baselines, pools[onDemand], pools[flex]))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
@@ -192,7 +193,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 	*st = *prior
 	st.Timeouts, st.Cluster = plan.Timeouts, plan.Cluster
 	names := map[poolRole]string{onDemandRole: oldOnDemand, flexStartRole: oldFlex}
-	_, planned := driftByPool(prior.Drift)
+	_, planned := gkedrift.ByPool(tfvalue.StringList(prior.Drift))
 	// From the first change on, Read compares the pools with what this apply makes of them, even if it fails
 	// part-way: what it did not reach yet then shows as drift, and the next apply finishes it.
 	defer recordPoolBaselines(ctx, resp.Private, P(&planM), &resp.Diagnostics)
@@ -204,7 +205,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 		want, _ := role.decodePool(role.get(plan))
 		have := pools[names[role]]
 		// A field changed by hand that GKE sets only on a new pool (drift) recreates that pool, as a name does.
-		if have != nil && !needsReplacement(role, have, want) && len(recreated(gkeMakes(expandNodePool(role, want, P(&planM))), have, planned)) == 0 {
+		if have != nil && !needsReplacement(role, have, want) && len(gkedrift.Recreated(gkedrift.Made(expandNodePool(role, want, P(&planM))), have, planned)) == 0 {
 			continue
 		}
 		if have != nil {
@@ -452,11 +453,11 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 // warnRecreated says which pool the apply deletes and creates again to repair its drift, and why; pools the plan
 // replaces anyway (already warned about) are left out.
 func warnRecreated(drift types.List, replaced map[string]bool, diags *diag.Diagnostics) {
-	pools, fields := driftByPool(drift)
+	pools, fields := gkedrift.ByPool(tfvalue.StringList(drift))
 	for _, pool := range pools {
 		var recreate []string
 		for _, f := range fields[pool] {
-			if !inPlace(f) {
+			if !gkedrift.InPlace(f) {
 				recreate = append(recreate, f)
 			}
 		}
