@@ -49,12 +49,12 @@ func TestAccDrift_clusterGenerated(t *testing.T) {
 		if out, code := tf.planExit(); code != 0 {
 			t.Fatalf("%s (%s): the plan after the repair is not empty (exit %d):\n%s", named, what, code, out)
 		}
-		if d := clusterDrift(base, live(), nil); len(d) > 0 {
+		if d := gkedrift.Cluster(base, live(), nil); len(d) > 0 {
 			t.Fatalf("%s (%s): after the repair the cluster still differs in %v", named, what, d)
 		}
 		repaired++
 	}
-	for _, field := range gkedrift.Leaves(withoutPools(base), clusterZeroFields...) {
+	for _, field := range gkedrift.Leaves(gkedrift.WithoutPools(base), gkedrift.ClusterZeroFields...) {
 		if field == "name" {
 			tried++
 			refused = append(refused, "name: a cluster's name is its identity; GKE renames no cluster")
@@ -86,10 +86,11 @@ func TestAccDrift_clusterGenerated(t *testing.T) {
 	tf.mustRun("destroy", "-auto-approve", "-input=false")
 }
 
-// stateClusterBaseline is the cluster the provider's last apply asked GKE for, from its private state.
+// stateClusterBaseline is the cluster the provider's last apply asked GKE for, from its private state (under
+// "cluster_baseline", a key older states hold too).
 func stateClusterBaseline(t *testing.T, tf *tfRun) *containerpb.Cluster {
 	t.Helper()
-	for _, raw := range privateRecords(t, tf, privateClusterBaseline) {
+	for _, raw := range privateRecords(t, tf, "cluster_baseline") {
 		c := &containerpb.Cluster{}
 		if err := protojson.Unmarshal(raw, c); err == nil {
 			return c

@@ -27,6 +27,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/cluster"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/computeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/kueuequeue"
 )
@@ -241,7 +242,7 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 
 func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 	return append([]func() resource.Resource{
-		NewClusterResource,
+		cluster.New,
 		NewTPUPoolPairResource,
 		NewGPUPoolPairResource,
 		kueuequeue.New,

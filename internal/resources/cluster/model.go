@@ -1,4 +1,4 @@
-package provider
+package cluster
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -79,7 +80,7 @@ func flattenCluster(m *clusterModel, c *containerpb.Cluster) {
 	}
 	// The default pool's settings are read on import alone: afterwards `drift` compares the pool, whose repair makes
 	// the pool again rather than the cluster.
-	if np := clusterPool(c, "default-pool"); np != nil && (m.MachineType.IsNull() || m.NodeCount.IsNull()) {
+	if np := gkedrift.ClusterPool(c, "default-pool"); np != nil && (m.MachineType.IsNull() || m.NodeCount.IsNull()) {
 		m.MachineType = types.StringValue(np.GetConfig().GetMachineType())
 		m.NodeCount = types.Int64Value(int64(np.GetInitialNodeCount()))
 	}

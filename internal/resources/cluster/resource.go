@@ -1,9 +1,10 @@
-package provider
+package cluster
 
 import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -22,7 +24,15 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*clusterResource)(nil)
 )
 
-func NewClusterResource() resource.Resource { return &clusterResource{} }
+// A cluster's operations take minutes on GKE, longer when it has pools: the pool pairs' generous defaults.
+const (
+	clusterCreateTimeout = 45 * time.Minute
+	clusterUpdateTimeout = 45 * time.Minute
+	clusterDeleteTimeout = 45 * time.Minute
+)
+
+// New is the dwsfallback_cluster resource.
+func New() resource.Resource { return &clusterResource{} }
 
 type clusterResource struct {
 	clients clusterscope.Clients
@@ -42,7 +52,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	timeout, diags := plan.Timeouts.Create(ctx, clusterCreateTimeout)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -115,7 +125,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if base := readClusterBaseline(ctx, req.Private, &resp.Diagnostics); base != nil {
 		var recreating []string
 		tfvalue.ReadPrivate(ctx, req.Private, privateRecreating, &recreating, &resp.Diagnostics)
-		d = clusterDrift(base, cl, recreating)
+		d = gkedrift.Cluster(base, cl, recreating)
 	}
 	st.Drift = tfdrift.List(d)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -128,7 +138,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	timeout, diags := plan.Timeouts.Update(ctx, clusterUpdateTimeout)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -216,7 +226,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 			"deletion_protection is true: set it to false and apply, then destroy. The cluster and everything on it is kept.")
 		return
 	}
-	timeout, diags := st.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	timeout, diags := st.Timeouts.Delete(ctx, clusterDeleteTimeout)
 	resp.Diagnostics.Append(diags...)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -1,4 +1,4 @@
-package provider
+package cluster
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
@@ -22,11 +21,6 @@ import (
 // privateClusterBaseline keeps the cluster the last apply asked GKE for, as GKE makes it: Read compares the live
 // cluster with it, every field at any depth, whatever the resource's attributes read back.
 const privateClusterBaseline = "cluster_baseline"
-
-// clusterZeroFields are the fields of the cluster's request that mean something at zero, which proto3 cannot tell
-// from unset. An add-on or image streaming turned off is not among them: GKE may leave the message out of a cluster
-// that has the feature off, and the ray_operator and image_streaming attributes read those back.
-var clusterZeroFields []string
 
 // clusterWanted is what GKE makes of the cluster's create request: the request, less the version it resolves (the
 // kubernetes_version attribute compares that) and the messages of features turned off, each pool as GKE makes a pool.
@@ -43,45 +37,6 @@ func clusterWanted(m *clusterModel) *containerpb.Cluster {
 		c.NodePools[i] = gkedrift.Made(np)
 	}
 	return c
-}
-
-// clusterDrift names each field of the live cluster that differs from what the last apply made of it: the cluster's
-// as "Cluster/NAME .path", its pools' (the default pool) as "NodePool/NAME .path", or "NodePool/NAME (deleted)" for
-// one a repair deleted and did not make again (recreating).
-// Pools made by other resources are theirs to compare.
-func clusterDrift(base, live *containerpb.Cluster, recreating []string) []string {
-	b, l := withoutPools(base), withoutPools(live)
-	var out []string
-	for _, p := range gkedrift.Diff(b, l, clusterZeroFields...) {
-		out = append(out, "Cluster/"+live.GetName()+" ."+p)
-	}
-	for _, bp := range base.GetNodePools() {
-		// A default pool deleted by hand is not drift: teams that run Ray heads on pools of their own delete it,
-		// and the resource's docs say so.
-		lp := clusterPool(live, bp.GetName())
-		switch {
-		case lp != nil:
-			out = append(out, gkedrift.Pools(map[string]*containerpb.NodePool{bp.GetName(): bp}, lp)...)
-		case slices.Contains(recreating, bp.GetName()):
-			out = append(out, "NodePool/"+bp.GetName()+" (deleted)") // by a repair whose create failed
-		}
-	}
-	return out
-}
-
-func withoutPools(c *containerpb.Cluster) *containerpb.Cluster {
-	c, _ = proto.Clone(c).(*containerpb.Cluster)
-	c.NodePools = nil
-	return c
-}
-
-func clusterPool(c *containerpb.Cluster, name string) *containerpb.NodePool {
-	for _, np := range c.GetNodePools() {
-		if np.GetName() == name {
-			return np
-		}
-	}
-	return nil
 }
 
 // driftNames says whether a drift list names a path of obj ("Cluster/NAME", "NodePool/NAME") under one of fields,
@@ -160,7 +115,7 @@ func repairDefaultPools(ctx context.Context, client *gke.Client, ref clusterscop
 			continue
 		}
 		name := ref.String() + "/nodePools/" + want.GetName()
-		have := clusterPool(cl, want.GetName())
+		have := gkedrift.ClusterPool(cl, want.GetName())
 		var calls []func(context.Context) (*containerpb.Operation, error)
 		switch {
 		case slices.Contains(recreate, want.GetName()):
