@@ -55,3 +55,15 @@ func PoolTopology(np *containerpb.NodePool) string {
 func ClassTaint(class string) *containerpb.NodeTaint {
 	return &containerpb.NodeTaint{Key: wellknown.ComputeClassLabel, Value: class, Effect: containerpb.NodeTaint_NO_SCHEDULE}
 }
+
+// DeletePool deletes the cluster's (projects/P/locations/L/clusters/C) node pool and waits for it; one already gone
+// is no error.
+func DeletePool(ctx context.Context, client *Client, cluster, pool string) error {
+	err := client.Mutate(ctx, cluster, func(ctx context.Context) (*containerpb.Operation, error) {
+		return client.API().DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: cluster + "/nodePools/" + pool})
+	}, nil)
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
+}

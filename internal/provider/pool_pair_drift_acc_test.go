@@ -134,7 +134,7 @@ func otherValue(t *testing.T, np proto.Message, field string) (json.RawMessage, 
 // statePoolBaseline is the pool the provider's last apply asked GKE for, from its private state in terraform.tfstate.
 func statePoolBaseline(t *testing.T, tf *tfRun, pool string) *containerpb.NodePool {
 	t.Helper()
-	for _, raw := range privateRecords(t, tf, privatePoolBaselines) {
+	for _, raw := range privateRecords(t, tf, "pool_baselines") {
 		var all map[string]json.RawMessage
 		if json.Unmarshal(raw, &all) != nil || all[pool] == nil {
 			continue

@@ -30,6 +30,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/cluster"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/computeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/kueuequeue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/poolpair"
 )
 
 var (
@@ -243,8 +244,8 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 	return append([]func() resource.Resource{
 		cluster.New,
-		NewTPUPoolPairResource,
-		NewGPUPoolPairResource,
+		poolpair.NewTPU,
+		poolpair.NewGPU,
 		kueuequeue.New,
 		NewRayJobResource,
 		computeclass.New,

@@ -217,7 +217,7 @@ func TestAccTPUPoolPair_disappears(t *testing.T) {
 			{
 				// One pool deleted by hand: the plan creates that pool, in place, and leaves the other alone.
 				PreConfig: func() {
-					if err := deletePool(context.Background(), gkeAPI(t), ref, "od"); err != nil {
+					if err := gke.DeletePool(context.Background(), gkeAPI(t), ref.String(), "od"); err != nil {
 						t.Fatal(err)
 					}
 				},
@@ -234,7 +234,7 @@ func TestAccTPUPoolPair_disappears(t *testing.T) {
 				PreConfig: func() {
 					c := gkeAPI(t)
 					for _, n := range []string{"od", "dws"} {
-						if err := deletePool(context.Background(), c, ref, n); err != nil {
+						if err := gke.DeletePool(context.Background(), c, ref.String(), n); err != nil {
 							t.Fatal(err)
 						}
 					}

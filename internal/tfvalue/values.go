@@ -62,3 +62,11 @@ func NilIfEmpty(m map[string]string) map[string]string {
 	}
 	return m
 }
+
+// Known reports whether a configuration value is set and known.
+func Known(v interface {
+	IsNull() bool
+	IsUnknown() bool
+}) bool {
+	return !v.IsNull() && !v.IsUnknown()
+}

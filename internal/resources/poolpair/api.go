@@ -1,4 +1,4 @@
-package provider
+package poolpair
 
 import (
 	"context"
@@ -18,16 +18,6 @@ func findPool(ctx context.Context, client *gke.Client, name string) (*containerp
 	return gke.Read(ctx, client, func(ctx context.Context) (*containerpb.NodePool, error) {
 		return client.API().GetNodePool(ctx, &containerpb.GetNodePoolRequest{Name: name})
 	})
-}
-
-func deletePool(ctx context.Context, client *gke.Client, ref clusterscope.Ref, pool string) error {
-	err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
-		return client.API().DeleteNodePool(ctx, &containerpb.DeleteNodePoolRequest{Name: ref.String() + "/nodePools/" + pool})
-	}, nil)
-	if gke.IsNotFound(err) {
-		return nil
-	}
-	return err
 }
 
 // waitPoolSettled waits until an adopted pool has left PROVISIONING (its creation, by someone else, is still running).

@@ -1,4 +1,4 @@
-package provider
+package poolpair
 
 import (
 	"fmt"
@@ -9,10 +9,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 func (m *tpuPoolPairModel) validate(diags *diag.Diagnostics) {
-	if !known(m.MachineType) || !known(m.TPUTopology) || !catalog.IsTPU(m.MachineType.ValueString()) {
+	if !tfvalue.Known(m.MachineType) || !tfvalue.Known(m.TPUTopology) || !catalog.IsTPU(m.MachineType.ValueString()) {
 		return
 	}
 	mt, isKnown := catalog.Lookup(m.MachineType.ValueString())
@@ -29,8 +30,8 @@ func (m *tpuPoolPairModel) validate(diags *diag.Diagnostics) {
 		match bool
 		want  string
 	}{
-		{"tpu_accelerator", known(m.TPUAccelerator), m.TPUAccelerator.ValueString() == mt.Accelerator, mt.Accelerator},
-		{"chips_per_node", known(m.ChipsPerNode), m.ChipsPerNode.ValueInt64() == int64(mt.ChipsPerVM), fmt.Sprint(mt.ChipsPerVM)},
+		{"tpu_accelerator", tfvalue.Known(m.TPUAccelerator), m.TPUAccelerator.ValueString() == mt.Accelerator, mt.Accelerator},
+		{"chips_per_node", tfvalue.Known(m.ChipsPerNode), m.ChipsPerNode.ValueInt64() == int64(mt.ChipsPerVM), fmt.Sprint(mt.ChipsPerVM)},
 	} {
 		if d.set && !d.match {
 			diags.AddAttributeError(path.Root(d.attr), d.attr+" contradicts the machine type",
@@ -65,7 +66,7 @@ func validateUnknownTPU(m *tpuPoolPairModel, diags *diag.Diagnostics) {
 		unknownTypeNeed{"chips_per_node", !m.ChipsPerNode.IsNull(), "the TPU chips of one node (google.com/tpu)"})
 	if s, ok := m.slice(); ok {
 		validateSliceBounds(m, s, diags)
-	} else if known(m.ChipsPerNode) && known(m.TPUAccelerator) {
+	} else if tfvalue.Known(m.ChipsPerNode) && tfvalue.Known(m.TPUAccelerator) {
 		_, err := catalog.UnknownSlice(m.MachineType.ValueString(), m.TPUAccelerator.ValueString(), m.TPUTopology.ValueString(), int(m.ChipsPerNode.ValueInt64()))
 		diags.AddAttributeError(path.Root("tpu_topology"), "TPU topology does not fit the nodes", err.Error())
 	}
@@ -81,7 +82,7 @@ func validateSliceBounds(m *tpuPoolPairModel, s catalog.Slice, diags *diag.Diagn
 		attr string
 		v    types.Int64
 	}{{"min_nodes", m.MinNodes}, {"max_nodes", m.MaxNodes}} {
-		if known(b.v) && b.v.ValueInt64()%n != 0 {
+		if tfvalue.Known(b.v) && b.v.ValueInt64()%n != 0 {
 			lower := b.v.ValueInt64() / n * n
 			diags.AddAttributeError(path.Root(b.attr), b.attr+" is not a whole number of TPU slices",
 				fmt.Sprintf("A %s slice of %s spans %d nodes, and GKE scales multi-host slices whole, so %s must be a multiple of %d: use %d or %d instead of %d.",

@@ -1,4 +1,4 @@
-package provider
+package poolpair
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -15,7 +15,8 @@ var (
 	_ resource.ResourceWithValidateConfig = (*gpuPoolPairResource)(nil)
 )
 
-func NewGPUPoolPairResource() resource.Resource {
+// NewGPU is the dwsfallback_gpu_pool_pair resource.
+func NewGPU() resource.Resource {
 	return &gpuPoolPairResource{kind: pairKind{
 		name: "gpu_pool_pair", noun: "GPU", attributes: gpuPairAttributes,
 		description: "Two GPU node pools of one machine type on a GKE cluster: plan A on demand (no reservations) and plan B " +

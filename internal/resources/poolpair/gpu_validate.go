@@ -1,4 +1,4 @@
-package provider
+package poolpair
 
 import (
 	"fmt"
@@ -8,10 +8,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 func (m *gpuPoolPairModel) validate(diags *diag.Diagnostics) {
-	if !known(m.MachineType) || !catalog.IsGPU(m.MachineType.ValueString()) {
+	if !tfvalue.Known(m.MachineType) || !catalog.IsGPU(m.MachineType.ValueString()) {
 		return
 	}
 	g, isKnown := catalog.LookupGPU(m.MachineType.ValueString())
@@ -24,11 +25,11 @@ func (m *gpuPoolPairModel) validate(diags *diag.Diagnostics) {
 			unknownTypeNeed{"gpus_per_node", !m.GPUsPerNode.IsNull(), "the GPUs per node (the --accelerator count)"})
 		return
 	}
-	if known(m.GPUType) && m.GPUType.ValueString() != g.Accelerator {
+	if tfvalue.Known(m.GPUType) && m.GPUType.ValueString() != g.Accelerator {
 		diags.AddAttributeError(path.Root("gpu_type"), "gpu_type contradicts the machine type",
 			fmt.Sprintf("%s nodes carry %s GPUs. Leave gpu_type out: it is derived from a machine type the provider knows.", g.Name, g.Accelerator))
 	}
-	if known(m.GPUsPerNode) && m.GPUsPerNode.ValueInt64() != int64(g.Count) {
+	if tfvalue.Known(m.GPUsPerNode) && m.GPUsPerNode.ValueInt64() != int64(g.Count) {
 		diags.AddAttributeError(path.Root("gpus_per_node"), "gpus_per_node contradicts the machine type",
 			fmt.Sprintf("%s nodes have %d GPUs. Leave gpus_per_node out: it is derived from a machine type the provider knows.", g.Name, g.Count))
 	}

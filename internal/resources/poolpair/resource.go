@@ -1,4 +1,4 @@
-package provider
+package poolpair
 
 import (
 	"context"
@@ -209,7 +209,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 			continue
 		}
 		if have != nil {
-			if err := deletePool(ctx, client, ref, have.GetName()); err != nil {
+			if err := gke.DeletePool(ctx, client, ref.String(), have.GetName()); err != nil {
 				resp.Diagnostics.AddError(fmt.Sprintf("deleting %s node pool (%s) to replace it", r.kind.noun, have.GetName()), err.Error())
 				return
 			}
@@ -299,7 +299,7 @@ func (r *poolPairResource[M, P]) Delete(ctx context.Context, req resource.Delete
 		role poolRole
 		name string
 	}{{flexStartRole, flex}, {onDemandRole, onDemand}} {
-		if err := deletePool(ctx, client, ref, p.name); err != nil && !gke.IsNotFound(err) {
+		if err := gke.DeletePool(ctx, client, ref.String(), p.name); err != nil && !gke.IsNotFound(err) {
 			resp.Diagnostics.AddError(fmt.Sprintf("deleting %s node pool (%s)", r.kind.noun, p.name), err.Error())
 			return
 		}
@@ -340,17 +340,17 @@ func (r *poolPairResource[M, P]) ValidateConfig(ctx context.Context, req resourc
 		return
 	}
 	m := P(&mM).pair()
-	if known(m.MinNodes) && known(m.MaxNodes) && m.MinNodes.ValueInt64() > m.MaxNodes.ValueInt64() {
+	if tfvalue.Known(m.MinNodes) && tfvalue.Known(m.MaxNodes) && m.MinNodes.ValueInt64() > m.MaxNodes.ValueInt64() {
 		resp.Diagnostics.AddAttributeError(path.Root("min_nodes"), "min_nodes is greater than max_nodes",
 			fmt.Sprintf("min_nodes (%d) must not exceed max_nodes (%d).", m.MinNodes.ValueInt64(), m.MaxNodes.ValueInt64()))
 	}
 	od, odOK := onDemandRole.decodePool(m.OnDemand)
 	fx, fxOK := flexStartRole.decodePool(m.FlexStart)
-	if odOK && fxOK && known(od.Name) && od.Name.Equal(fx.Name) {
+	if odOK && fxOK && tfvalue.Known(od.Name) && od.Name.Equal(fx.Name) {
 		resp.Diagnostics.AddAttributeError(path.Root("flex_start").AtName("name"), "Both pools have the same name",
 			fmt.Sprintf("on_demand and flex_start are two node pools and need different names; both are %q.", od.Name.ValueString()))
 	}
-	if fxOK && known(m.ComputeClass) && !fx.Provisioning.IsUnknown() && fx.Provisioning.ValueString() != provisioningUnqueued {
+	if fxOK && tfvalue.Known(m.ComputeClass) && !fx.Provisioning.IsUnknown() && fx.Provisioning.ValueString() != provisioningUnqueued {
 		mode := strconv.Quote(fx.Provisioning.ValueString())
 		if fx.Provisioning.ValueString() == "" {
 			mode = strconv.Quote(provisioningFlexStart) + " (the default)"
@@ -362,14 +362,6 @@ func (r *poolPairResource[M, P]) ValidateConfig(ctx context.Context, req resourc
 				"through Kueue's flavors.", m.ComputeClass.ValueString(), mode, provisioningUnqueued))
 	}
 	P(&mM).validate(&resp.Diagnostics)
-}
-
-// known reports whether a configuration value is set and known.
-func known(v interface {
-	IsNull() bool
-	IsUnknown() bool
-}) bool {
-	return !v.IsNull() && !v.IsUnknown()
 }
 
 // ModifyPlan fills in at plan time what the configuration already determines (project, location, the accelerator's

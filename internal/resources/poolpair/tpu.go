@@ -1,4 +1,4 @@
-package provider
+package poolpair
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -13,7 +13,8 @@ var (
 	_ resource.ResourceWithValidateConfig = (*tpuPoolPairResource)(nil)
 )
 
-func NewTPUPoolPairResource() resource.Resource {
+// NewTPU is the dwsfallback_tpu_pool_pair resource.
+func NewTPU() resource.Resource {
 	return &tpuPoolPairResource{kind: pairKind{
 		name: "tpu_pool_pair", noun: "TPU", attributes: tpuPairAttributes,
 		description: "Two TPU node pools of one machine type and slice shape on a GKE cluster: plan A on demand " +

@@ -1,4 +1,4 @@
-package provider
+package poolpair
 
 import (
 	"context"
@@ -22,7 +22,7 @@ const privatePoolBaselines = "pool_baselines"
 // wantedPool is what the pair's apply makes of role's pool, as GKE makes it.
 func wantedPool(role poolRole, m pairModel) (*containerpb.NodePool, bool) {
 	p, ok := role.decodePool(role.get(m.pair()))
-	if !ok || !known(m.pair().MachineType) {
+	if !ok || !tfvalue.Known(m.pair().MachineType) {
 		return nil, false
 	}
 	return gkedrift.Made(expandNodePool(role, p, m)), true

@@ -1,4 +1,4 @@
-package provider
+package poolpair
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -87,12 +88,12 @@ func describeGPUs(accs []*containerpb.AcceleratorConfig) string {
 }
 
 func (m *gpuPoolPairModel) derive() {
-	if known(m.MachineType) {
+	if tfvalue.Known(m.MachineType) {
 		if g, ok := catalog.LookupGPU(m.MachineType.ValueString()); ok {
 			m.GPUType, m.GPUsPerNode = types.StringValue(g.Accelerator), types.Int64Value(int64(g.Count))
 		}
 	}
-	pending := !known(m.MachineType) || m.GPUType.IsUnknown() || m.GPUsPerNode.IsUnknown()
+	pending := !tfvalue.Known(m.MachineType) || m.GPUType.IsUnknown() || m.GPUsPerNode.IsUnknown()
 	switch {
 	case pending || m.MaxNodes.IsUnknown():
 		m.MaxGPUs = types.Int64Unknown()

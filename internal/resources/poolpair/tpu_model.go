@@ -1,4 +1,4 @@
-package provider
+package poolpair
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -55,14 +56,14 @@ func (m *tpuPoolPairModel) incompatible(have, want *containerpb.NodePool) string
 // slice is the TPU slice the attributes describe: from the catalog for a known machine type, from chips_per_node
 // and tpu_accelerator for one the provider does not know. ok is false while an input is unknown or missing.
 func (m *tpuPoolPairModel) slice() (catalog.Slice, bool) {
-	if !known(m.MachineType) || !known(m.TPUTopology) {
+	if !tfvalue.Known(m.MachineType) || !tfvalue.Known(m.TPUTopology) {
 		return catalog.Slice{}, false
 	}
 	if _, ok := catalog.Lookup(m.MachineType.ValueString()); ok {
 		s, err := catalog.NewSlice(m.MachineType.ValueString(), m.TPUTopology.ValueString())
 		return s, err == nil
 	}
-	if !known(m.ChipsPerNode) || !known(m.TPUAccelerator) {
+	if !tfvalue.Known(m.ChipsPerNode) || !tfvalue.Known(m.TPUAccelerator) {
 		return catalog.Slice{}, false
 	}
 	s, err := catalog.UnknownSlice(m.MachineType.ValueString(), m.TPUAccelerator.ValueString(), m.TPUTopology.ValueString(), int(m.ChipsPerNode.ValueInt64()))
@@ -74,15 +75,15 @@ func (m *tpuPoolPairModel) derive() {
 	s, ok := m.slice()
 	if !ok {
 		// Unknown while an input is; null when the inputs are known but do not describe a slice (validate says why).
-		pending := !known(m.MachineType) || !known(m.TPUTopology) || m.ChipsPerNode.IsUnknown() || m.TPUAccelerator.IsUnknown()
+		pending := !tfvalue.Known(m.MachineType) || !tfvalue.Known(m.TPUTopology) || m.ChipsPerNode.IsUnknown() || m.TPUAccelerator.IsUnknown()
 		v := types.Int64Null()
 		if pending {
 			v = types.Int64Unknown()
 		}
-		if !known(m.TPUAccelerator) && !pending {
+		if !tfvalue.Known(m.TPUAccelerator) && !pending {
 			m.TPUAccelerator = types.StringNull()
 		}
-		if !known(m.ChipsPerNode) && !pending {
+		if !tfvalue.Known(m.ChipsPerNode) && !pending {
 			m.ChipsPerNode = types.Int64Null()
 		}
 		m.NodesPerSlice, m.ChipsPerSlice, m.MaxChips = v, v, v
