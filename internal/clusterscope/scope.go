@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -309,4 +310,25 @@ func FromProviderData(data any, diags *diag.Diagnostics) Clients {
 		return nil
 	}
 	return c
+}
+
+// At is the GKE cluster of the project whose endpoint is server (https://ENDPOINT); found is false when none
+// is.
+func At(ctx context.Context, c Clients, project, server string) (ref Ref, found bool, err error) {
+	client, err := c.GKE(ctx)
+	if err != nil {
+		return Ref{}, false, fmt.Errorf("connecting to GKE: %w", err)
+	}
+	list, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.ListClustersResponse, error) {
+		return client.API().ListClusters(ctx, &containerpb.ListClustersRequest{Parent: fmt.Sprintf("projects/%s/locations/-", project)})
+	})
+	if err != nil {
+		return Ref{}, false, fmt.Errorf("listing the clusters of project %s: %w", project, err)
+	}
+	for _, cl := range list.GetClusters() {
+		if "https://"+cl.GetEndpoint() == server {
+			return Ref{Project: project, Location: cl.GetLocation(), Name: cl.GetName()}, true, nil
+		}
+	}
+	return Ref{}, false, nil
 }

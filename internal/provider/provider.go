@@ -30,6 +30,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/cluster"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/computeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/kueuequeue"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/poolpair"
 )
 
@@ -249,8 +250,8 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 		kueuequeue.New,
 		NewRayJobResource,
 		computeclass.New,
-		NewMultiKueueWorkerResource,
-		NewMultiKueueConfigResource,
+		multikueue.NewWorker,
+		multikueue.NewConfig,
 	}, helmResources...)
 }
 

@@ -1,11 +1,11 @@
-package provider
+package multikueue
 
 import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	mk "github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -20,8 +20,8 @@ type oldCredentials struct {
 	User           string `json:"user"`
 }
 
-func (o oldCredentials) worker() multikueue.Worker {
-	return multikueue.Worker{ServiceAccount: o.ServiceAccount, User: o.User}
+func (o oldCredentials) worker() mk.Worker {
+	return mk.Worker{ServiceAccount: o.ServiceAccount, User: o.User}
 }
 
 func pendingRemovals(ctx context.Context, p tfvalue.PrivateState, diags *diag.Diagnostics) []oldCredentials {

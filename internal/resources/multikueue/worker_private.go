@@ -1,11 +1,11 @@
-package provider
+package multikueue
 
 import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	mk "github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
@@ -20,7 +20,7 @@ func recordKubeconfig(ctx context.Context, p tfvalue.PrivateState, given string,
 		tfvalue.WritePrivate(ctx, p, privateKubeconfig, nil, diags)
 		return
 	}
-	f, err := multikueue.NewFingerprint([]byte(given))
+	f, err := mk.NewFingerprint([]byte(given))
 	if err != nil {
 		diags.AddWarning("kubeconfig_wo", "A change of the manager's Secret by hand will not be seen: "+err.Error())
 		return
@@ -30,8 +30,8 @@ func recordKubeconfig(ctx context.Context, p tfvalue.PrivateState, given string,
 
 // writtenKubeconfig is the fingerprint recordKubeconfig stored; nil when there is none (a state from before it, an
 // import).
-func writtenKubeconfig(ctx context.Context, p tfvalue.PrivateState, diags *diag.Diagnostics) *multikueue.Fingerprint {
-	var f multikueue.Fingerprint
+func writtenKubeconfig(ctx context.Context, p tfvalue.PrivateState, diags *diag.Diagnostics) *mk.Fingerprint {
+	var f mk.Fingerprint
 	if !tfvalue.ReadPrivate(ctx, p, privateKubeconfig, &f, diags) {
 		return nil
 	}

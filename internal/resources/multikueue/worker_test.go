@@ -1,16 +1,22 @@
-package provider
+package multikueue
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
 // TestStillToRemove: old credentials the plan uses again (a move back, by name or by id) are not removed; others are,
 // and an unknown worker_cluster keeps them all.
 func TestStillToRemove(t *testing.T) {
-	r := &multiKueueWorkerResource{clients: &providerData{project: "p", location: "l"}}
+	r := &multiKueueWorkerResource{clients: defaults{"p", "l"}}
 	w1 := oldCredentials{WorkerCluster: "projects/p/locations/l/clusters/w1", ServiceAccount: "multikueue-sa", User: "u"}
 	plan := func(cluster, sa string) *multiKueueWorkerModel {
 		m := &multiKueueWorkerModel{WorkerCluster: types.StringValue(cluster), ServiceAccount: types.StringValue(sa), KubeconfigWOVersion: types.Int64Null()}
@@ -43,3 +49,15 @@ func TestStillToRemove(t *testing.T) {
 		t.Errorf("a brought kubeconfig uses no ServiceAccount, so the old one goes: got %v", got)
 	}
 }
+
+// defaults are clients that know only the provider's default project and location.
+type defaults struct{ project, location string }
+
+func (d defaults) Defaults() (string, string) { return d.project, d.location }
+func (defaults) GKE(context.Context) (*gke.Client, error) {
+	return nil, errors.New("no GKE in this test")
+}
+func (defaults) Kube(context.Context, clusterscope.Ref) (*kube.Clients, error) {
+	return nil, errors.New("no Kubernetes in this test")
+}
+func (defaults) HasKubernetesBlock() bool { return false }

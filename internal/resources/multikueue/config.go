@@ -1,4 +1,4 @@
-package provider
+package multikueue
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	mk "github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -29,7 +29,8 @@ var (
 
 const defaultMultiKueueConfigTimeout = 5 * time.Minute
 
-func NewMultiKueueConfigResource() resource.Resource { return &multiKueueConfigResource{} }
+// NewConfig is the dwsfallback_multikueue_config resource.
+func NewConfig() resource.Resource { return &multiKueueConfigResource{} }
 
 type multiKueueConfigResource struct {
 	clients clusterscope.Clients
@@ -82,10 +83,10 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	name := st.Name.ValueString()
-	cfg, err := multikueue.FindConfig(ctx, c.Kueue, name)
+	cfg, err := mk.FindConfig(ctx, c.Kueue, name)
 	var ac *kueue.AdmissionCheck
 	if err == nil {
-		ac, err = multikueue.FindConfigCheck(ctx, c.Kueue, name, st.AdmissionCheck.ValueString())
+		ac, err = mk.FindConfigCheck(ctx, c.Kueue, name, st.AdmissionCheck.ValueString())
 	}
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueConfig (%s)", name), c.Explain("MultiKueueConfig", name, err).Error())
@@ -118,10 +119,10 @@ func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRe
 
 // recordConfig keeps what the apply left on the config and its check, read back after it.
 func recordConfig(ctx context.Context, c *kube.Clients, name, check string, private tfvalue.PrivateState, diags *diag.Diagnostics) {
-	cfg, err := multikueue.FindConfig(ctx, c.Kueue, name)
+	cfg, err := mk.FindConfig(ctx, c.Kueue, name)
 	var ac *kueue.AdmissionCheck
 	if err == nil {
-		ac, err = multikueue.FindCheck(ctx, c.Kueue, check)
+		ac, err = mk.FindCheck(ctx, c.Kueue, check)
 	}
 	var objs []tfdrift.Object
 	if err == nil {
@@ -199,7 +200,7 @@ func (r *multiKueueConfigResource) Delete(ctx context.Context, req resource.Dele
 	}
 	summary := fmt.Sprintf("deleting MultiKueueConfig (%s)", name)
 	// Refused before anything goes: a ClusterQueue whose check is gone admits nothing, silently.
-	users, err := multikueue.QueuesUsing(ctx, c.Kueue, check)
+	users, err := mk.QueuesUsing(ctx, c.Kueue, check)
 	if err != nil {
 		resp.Diagnostics.AddError(summary, c.Explain("ClusterQueue", "", err).Error())
 		return
@@ -208,7 +209,7 @@ func (r *multiKueueConfigResource) Delete(ctx context.Context, req resource.Dele
 		resp.Diagnostics.AddError(summary, fmt.Sprintf("ClusterQueue %v still lists admission check %s on %s: remove it from their admission_checks first. Nothing was deleted.", users, check, c.Host))
 		return
 	}
-	if err := multikueue.DeleteConfig(ctx, c.Kueue, name, check); err != nil {
+	if err := mk.DeleteConfig(ctx, c.Kueue, name, check); err != nil {
 		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueConfig", name, err).Error())
 	}
 }
@@ -277,7 +278,7 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 		return
 	}
 	if verb == "creating" {
-		have, err := multikueue.FindConfig(ctx, c.Kueue, name)
+		have, err := mk.FindConfig(ctx, c.Kueue, name)
 		if err == nil && have != nil {
 			err = fmt.Errorf("MultiKueueConfig %s already exists on %s: import it (terraform import, id %s) instead of creating it", name, c.Host, m.ID.ValueString())
 		}
@@ -290,8 +291,8 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 	if verb == "creating" {
 		// The apply is forced (the configuration owns the check's fields), so a check of that name that is not this
 		// config's would be taken over, and the queues that list it sent to these workers.
-		ac, err := multikueue.FindCheck(ctx, c.Kueue, check)
-		if err == nil && ac != nil && !multikueue.IsConfigCheck(ac, name) {
+		ac, err := mk.FindCheck(ctx, c.Kueue, check)
+		if err == nil && ac != nil && !mk.IsConfigCheck(ac, name) {
 			err = fmt.Errorf("AdmissionCheck %s already exists on %s and is not MultiKueueConfig %s's check (controller %s): "+
 				"choose another config name, or delete that check", check, c.Host, name, ac.Spec.ControllerName)
 		}
@@ -300,7 +301,7 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 			return
 		}
 	}
-	if err := multikueue.ApplyConfig(ctx, c.Kueue, name, check, workers, kube.FieldManager); err != nil {
+	if err := mk.ApplyConfig(ctx, c.Kueue, name, check, workers, kube.FieldManager); err != nil {
 		diags.AddError(summary, c.Explain("MultiKueueConfig", name, err).Error())
 		return
 	}
@@ -309,7 +310,7 @@ func (r *multiKueueConfigResource) write(ctx context.Context, m *multiKueueConfi
 	recordConfig(ctx, c, name, check, private, diags)
 	// In state before the wait: a config no worker of which connects taints the resource instead of orphaning it.
 	diags.Append(state.Set(ctx, m)...)
-	ac, err := multikueue.WaitCheckActive(ctx, c.Kueue, check)
+	ac, err := mk.WaitCheckActive(ctx, c.Kueue, check)
 	if ac != nil {
 		flattenCheck(m, ac)
 		diags.Append(state.Set(ctx, m)...)
@@ -329,12 +330,12 @@ func (m *multiKueueConfigModel) checkName() string {
 
 // flattenCheck records the AdmissionCheck: its name while it is MultiKueue's check of this config, and its condition.
 func flattenCheck(m *multiKueueConfigModel, ac *kueue.AdmissionCheck) {
-	if ac == nil || !multikueue.IsConfigCheck(ac, m.Name.ValueString()) {
+	if ac == nil || !mk.IsConfigCheck(ac, m.Name.ValueString()) {
 		m.AdmissionCheck = types.StringValue("")
 		m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(false), types.StringValue("Missing"), types.StringValue("")
 		return
 	}
 	m.AdmissionCheck = types.StringValue(ac.Name)
-	active, reason, msg := multikueue.CheckActive(ac)
+	active, reason, msg := mk.CheckActive(ac)
 	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(active), types.StringValue(reason), types.StringValue(msg)
 }

@@ -1,4 +1,4 @@
-package provider
+package multikueue
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	mk "github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 )
 
@@ -74,12 +74,12 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
 	}
-	token, err := multikueue.Ensure(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, m.workerOf(managerHost))
+	token, err := mk.Ensure(ctx, mk.Clients{Core: w.Core, RBAC: w.RBAC}, m.workerOf(managerHost))
 	if err != nil {
 		return nil, nil, fmt.Errorf("on the worker %s: %w", ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err))
 	}
-	kubeconfig := multikueue.Kubeconfig(ep.server, ep.ca, token)
-	role, binding, err := multikueue.Access(ctx, w.RBAC, m.worker())
+	kubeconfig := mk.Kubeconfig(ep.server, ep.ca, token)
+	role, binding, err := mk.Access(ctx, w.RBAC, m.worker())
 	if err != nil {
 		diags.AddWarning("Drift not recorded", fmt.Sprintf("The ClusterRole and ClusterRoleBinding on the worker %s were written, but "+
 			"could not be read back, so changes made to them and to the worker's ServiceAccount beside Terraform are not compared until the next apply: %v", ep.ref, err))
@@ -96,13 +96,13 @@ func (r *multiKueueWorkerResource) makeCredentials(ctx context.Context, m *multi
 //
 // The worker's ClusterRole and ClusterRoleBinding, when read, come back in access, for their drift, with what an apply
 // would change on its ServiceAccount.
-func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *kube.Clients, m *multiKueueWorkerModel, written *multikueue.Fingerprint) (bool, *workerAccess, error) {
-	kc, found, err := multikueue.SecretKubeconfig(ctx, c.Core, m.SecretName.ValueString())
+func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *kube.Clients, m *multiKueueWorkerModel, written *mk.Fingerprint) (bool, *workerAccess, error) {
+	kc, found, err := mk.SecretKubeconfig(ctx, c.Core, m.SecretName.ValueString())
 	if err != nil {
 		return false, nil, c.Explain("MultiKueueCluster", m.Name.ValueString(), err)
 	}
 	if m.WorkerCluster.IsNull() && found {
-		if err := r.adoptWorker(ctx, m, multikueue.Server(kc)); err != nil {
+		if err := r.adoptWorker(ctx, m, mk.Server(kc)); err != nil {
 			return false, nil, err
 		}
 	}
@@ -120,24 +120,24 @@ func (r *multiKueueWorkerResource) credentialsCurrent(ctx context.Context, c *ku
 	if err != nil {
 		return false, nil, &unreachable{ep.ref, err}
 	}
-	role, binding, err := multikueue.Access(ctx, w.RBAC, m.worker())
+	role, binding, err := mk.Access(ctx, w.RBAC, m.worker())
 	var sa *corev1.ServiceAccount
 	if err == nil {
-		sa, err = multikueue.Account(ctx, w.Core, m.worker())
+		sa, err = mk.Account(ctx, w.Core, m.worker())
 	}
 	if err != nil {
 		return false, nil, &unreachable{ep.ref, err}
 	}
 	access := workerRights(w, m, role, binding)
 	access.account, access.accountErr = accountChanges(sa, m.workerOf(c.Host))
-	token, err := multikueue.TokenOf(ctx, w.Core, m.worker(), sa)
+	token, err := mk.TokenOf(ctx, w.Core, m.worker(), sa)
 	if err != nil {
 		return false, nil, &unreachable{ep.ref, w.Explain("ServiceAccount", m.ServiceAccount.ValueString(), err)}
 	}
-	if len(token) == 0 || !multikueue.Matches(kc, ep.server, ep.ca, token) {
+	if len(token) == 0 || !mk.Matches(kc, ep.server, ep.ca, token) {
 		return false, access, nil
 	}
-	return multikueue.GrantedBy(role, binding, m.worker()), access, nil
+	return mk.GrantedBy(role, binding, m.worker()), access, nil
 }
 
 // workerAccess is what the provider wrote on the worker that the drift compares: its ClusterRole and
@@ -155,11 +155,11 @@ type workerAccess struct {
 // accountChanges names what an apply would change on the worker's ServiceAccount sa: its one label and its entry
 // among the users, which other managers share, so no baseline of the whole annotation can say what is ours. A
 // missing ServiceAccount is named by credentials_current (its token is gone with it).
-func accountChanges(sa *corev1.ServiceAccount, w multikueue.Worker) ([]string, error) {
+func accountChanges(sa *corev1.ServiceAccount, w mk.Worker) ([]string, error) {
 	if sa == nil {
 		return nil, nil
 	}
-	want, err1 := runtime.DefaultUnstructuredConverter.ToUnstructured(multikueue.EnsuredAccount(sa, w))
+	want, err1 := runtime.DefaultUnstructuredConverter.ToUnstructured(mk.EnsuredAccount(sa, w))
 	live, err2 := runtime.DefaultUnstructuredConverter.ToUnstructured(sa)
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, fmt.Errorf("ServiceAccount %s/%s: %w", sa.Namespace, sa.Name, err)
@@ -172,7 +172,7 @@ func accountChanges(sa *corev1.ServiceAccount, w multikueue.Worker) ([]string, e
 }
 
 func workerRights(c *kube.Clients, m *multiKueueWorkerModel, role *rbacv1.ClusterRole, binding *rbacv1.ClusterRoleBinding) *workerAccess {
-	wantRole, wantBinding := multikueue.Rights(m.worker())
+	wantRole, wantBinding := mk.Rights(m.worker())
 	roleKey, bindingKey := "ClusterRole/"+wantRole.Name, "ClusterRoleBinding/"+wantBinding.Name
 	roleGVK, bindingGVK := rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding")
 	a := &workerAccess{c: c, written: map[string]tfdrift.Object{
@@ -206,7 +206,7 @@ func (r *multiKueueWorkerResource) adoptWorker(ctx context.Context, m *multiKueu
 	if !m.Project.IsNull() && m.Project.ValueString() != "" {
 		project = m.Project.ValueString()
 	}
-	ref, found, err := clusterAt(ctx, r.clients, project, server)
+	ref, found, err := clusterscope.At(ctx, r.clients, project, server)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (r *multiKueueWorkerResource) adoptWorker(ctx context.Context, m *multiKueu
 		return nil
 	}
 	return fmt.Errorf("no GKE cluster of project %s has the endpoint %s that Secret %s/%s reaches: set worker_cluster in the configuration and import again",
-		project, server, multikueue.KueueNamespace, m.SecretName.ValueString())
+		project, server, mk.KueueNamespace, m.SecretName.ValueString())
 }
 
 // workerGone reports whether GKE has deleted the worker cluster, or is deleting it: a removal that failed because the

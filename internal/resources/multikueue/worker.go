@@ -1,4 +1,4 @@
-package provider
+package multikueue
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	mk "github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -32,7 +32,8 @@ var (
 // Kueue connects to a new worker within seconds; the wait is for a worker whose API server is still starting.
 const defaultMultiKueueWorkerTimeout = 5 * time.Minute
 
-func NewMultiKueueWorkerResource() resource.Resource { return &multiKueueWorkerResource{} }
+// NewWorker is the dwsfallback_multikueue_worker resource.
+func NewWorker() resource.Resource { return &multiKueueWorkerResource{} }
 
 type multiKueueWorkerResource struct {
 	clients clusterscope.Clients
@@ -65,7 +66,7 @@ func (r *multiKueueWorkerResource) Create(ctx context.Context, req resource.Crea
 	// config on its destroy) would stay out of it until the config's next apply: it joins again here.
 	if cfg := plan.Config.ValueString(); cfg != "" {
 		if c, ok := r.kube(ctx, &plan, &resp.Diagnostics); ok {
-			if err := multikueue.JoinConfig(ctx, c.Kueue, cfg, plan.Name.ValueString(), kube.FieldManager); err != nil {
+			if err := mk.JoinConfig(ctx, c.Kueue, cfg, plan.Name.ValueString(), kube.FieldManager); err != nil {
 				resp.Diagnostics.AddError(fmt.Sprintf("creating MultiKueueCluster (%s)", plan.Name.ValueString()), c.Explain("MultiKueueConfig", cfg, err).Error())
 			}
 		}
@@ -82,7 +83,7 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 	if !ok {
 		return
 	}
-	mkc, err := multikueue.FindCluster(ctx, c.Kueue, st.Name.ValueString())
+	mkc, err := mk.FindCluster(ctx, c.Kueue, st.Name.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("reading MultiKueueCluster (%s)", st.Name.ValueString()), c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
 		return
@@ -165,7 +166,7 @@ func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.Upda
 	// The Secret moved: the old one holds credentials nothing names any more, unless another worker's
 	// MultiKueueCluster names it (one pointed at it by hand).
 	if old := st.SecretName.ValueString(); old != "" && old != plan.SecretName.ValueString() {
-		if err := multikueue.DeleteUnusedSecret(ctx, c.Core, c.Kueue, old, plan.Name.ValueString()); err != nil {
+		if err := mk.DeleteUnusedSecret(ctx, c.Core, c.Kueue, old, plan.Name.ValueString()); err != nil {
 			resp.Diagnostics.AddError("removing the previous kubeconfig Secret", c.Explain("MultiKueueCluster", plan.Name.ValueString(), err).Error())
 		}
 	}
@@ -195,7 +196,7 @@ func (r *multiKueueWorkerResource) removeAll(ctx context.Context, pending []oldC
 			w := old.worker()
 			report("removing the ServiceAccount the manager no longer uses", fmt.Sprintf("%v. The manager no longer uses it, but its token still opens %s. %s"+
 				"Or delete ServiceAccount %s/%s, its token Secret %s, ClusterRole %s and ClusterRoleBinding %s there by hand (unless another manager uses them).",
-				err, old.WorkerCluster, then, multikueue.KueueNamespace, old.ServiceAccount, w.TokenSecret(), w.Role(), w.Binding()))
+				err, old.WorkerCluster, then, mk.KueueNamespace, old.ServiceAccount, w.TokenSecret(), w.Role(), w.Binding()))
 			left = append(left, old)
 		}
 	}
@@ -236,7 +237,7 @@ func (r *multiKueueWorkerResource) oldCredentials(st *multiKueueWorkerModel, man
 	w := st.workerOf(managerHost)
 	if st.WorkerCluster.IsNull() {
 		diags.AddWarning("removing the ServiceAccount the manager no longer uses", fmt.Sprintf("The worker cluster this MultiKueueCluster used before is not known (imported without it), so ServiceAccount %s/%s, "+
-			"its ClusterRole %s and ClusterRoleBinding %s may still be there: remove them by hand.", multikueue.KueueNamespace, w.ServiceAccount, w.Role(), w.Binding()))
+			"its ClusterRole %s and ClusterRoleBinding %s may still be there: remove them by hand.", mk.KueueNamespace, w.ServiceAccount, w.Role(), w.Binding()))
 		return nil
 	}
 	// Resolved now: a short name read later, under other provider defaults, could name another cluster.
@@ -258,7 +259,7 @@ func (r *multiKueueWorkerResource) removeOld(ctx context.Context, old oldCredent
 	if err != nil {
 		return fmt.Errorf("connecting to the worker %s: %w", ep.ref, err)
 	}
-	if err := multikueue.Remove(ctx, multikueue.Clients{Core: w.Core, RBAC: w.RBAC}, old.worker()); err != nil && !r.workerGone(ctx, old.WorkerCluster) {
+	if err := mk.Remove(ctx, mk.Clients{Core: w.Core, RBAC: w.RBAC}, old.worker()); err != nil && !r.workerGone(ctx, old.WorkerCluster) {
 		return w.Explain("ServiceAccount", old.ServiceAccount, err)
 	}
 	return nil
@@ -282,11 +283,11 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 	if !r.leaveConfig(ctx, c, &st, summary, &resp.Diagnostics) {
 		return
 	}
-	if err := multikueue.DeleteCluster(ctx, c.Kueue, st.Name.ValueString()); err != nil {
+	if err := mk.DeleteCluster(ctx, c.Kueue, st.Name.ValueString()); err != nil {
 		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
 		return
 	}
-	if err := multikueue.DeleteUnusedSecret(ctx, c.Core, c.Kueue, st.SecretName.ValueString(), st.Name.ValueString()); err != nil {
+	if err := mk.DeleteUnusedSecret(ctx, c.Core, c.Kueue, st.SecretName.ValueString(), st.Name.ValueString()); err != nil {
 		resp.Diagnostics.AddError(summary, c.Explain("MultiKueueCluster", st.Name.ValueString(), err).Error())
 		return
 	}
@@ -330,7 +331,7 @@ func (r *multiKueueWorkerResource) ValidateConfig(ctx context.Context, req resou
 			resp.Diagnostics.AddAttributeError(path.Root("kubeconfig_wo_version"), "kubeconfig_wo needs a version",
 				"Set kubeconfig_wo_version with kubeconfig_wo: the kubeconfig is never stored, so a new version is how a changed one is written.")
 		}
-		if err := multikueue.CheckKubeconfig([]byte(m.KubeconfigWO.ValueString())); err != nil {
+		if err := mk.CheckKubeconfig([]byte(m.KubeconfigWO.ValueString())); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("kubeconfig_wo"), "Kueue would refuse this kubeconfig", err.Error())
 		}
 	}
@@ -365,7 +366,7 @@ func (r *multiKueueWorkerResource) ModifyPlan(ctx context.Context, req resource.
 	if pending := r.pendingInPlan(ctx, req, resp); len(pending) > 0 {
 		var what []string
 		for _, o := range pending {
-			what = append(what, fmt.Sprintf("ServiceAccount %s/%s on %s", multikueue.KueueNamespace, o.ServiceAccount, o.WorkerCluster))
+			what = append(what, fmt.Sprintf("ServiceAccount %s/%s on %s", mk.KueueNamespace, o.ServiceAccount, o.WorkerCluster))
 		}
 		resp.Diagnostics.AddWarning("old worker credentials still to remove", fmt.Sprintf("An earlier apply could not remove %s, which the manager no longer uses: this apply tries again.",
 			strings.Join(what, ", ")))
@@ -399,7 +400,7 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 		return false
 	}
 	if verb == "creating" {
-		if have, err := multikueue.FindCluster(ctx, c.Kueue, m.Name.ValueString()); err != nil || have != nil {
+		if have, err := mk.FindCluster(ctx, c.Kueue, m.Name.ValueString()); err != nil || have != nil {
 			msg := fmt.Sprintf("MultiKueueCluster %s already exists on %s: import it (terraform import, id %s) instead of creating it", m.Name.ValueString(), c.Host, m.ID.ValueString())
 			if err != nil {
 				msg = c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error()
@@ -417,17 +418,17 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 			return false
 		}
 	}
-	if err := multikueue.PutSecret(ctx, c.Core, m.SecretName.ValueString(), kubeconfig); err != nil {
+	if err := mk.PutSecret(ctx, c.Core, m.SecretName.ValueString(), kubeconfig); err != nil {
 		diags.AddError(summary, c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error())
 		return false
 	}
 	// Forced: the configuration owns the Secret's name, so one set by hand (kubectl patch) is drift to undo, not a
 	// conflict. A create has already made sure there is no object to take over.
-	mkc, err := multikueue.ApplyCluster(ctx, c.Kueue, m.Name.ValueString(), m.SecretName.ValueString(), kube.FieldManager, true)
+	mkc, err := mk.ApplyCluster(ctx, c.Kueue, m.Name.ValueString(), m.SecretName.ValueString(), kube.FieldManager, true)
 	if err != nil {
 		if verb == "creating" {
 			// Not in state, so nothing would ever remove a Secret that opens the worker.
-			_ = multikueue.DeleteSecret(ctx, c.Core, m.SecretName.ValueString())
+			_ = mk.DeleteSecret(ctx, c.Core, m.SecretName.ValueString())
 		}
 		diags.AddError(summary, c.Explain("MultiKueueCluster", m.Name.ValueString(), err).Error())
 		return false
@@ -442,7 +443,7 @@ func (r *multiKueueWorkerResource) write(ctx context.Context, m *multiKueueWorke
 	flattenWorker(m, mkc)
 	// In state before the wait: a worker that never connects taints the resource instead of orphaning it.
 	diags.Append(state.Set(ctx, m)...)
-	if mkc, err = multikueue.WaitActive(ctx, c.Kueue, m.Name.ValueString()); mkc != nil {
+	if mkc, err = mk.WaitActive(ctx, c.Kueue, m.Name.ValueString()); mkc != nil {
 		flattenWorker(m, mkc)
 		diags.Append(state.Set(ctx, m)...)
 	}
@@ -465,7 +466,7 @@ func multiKueueClusterObject(mkc *kueue.MultiKueueCluster) tfdrift.Object {
 // holds it. Refused before anything goes: a MultiKueueConfig that still lists the worker would lose it silently.
 func (r *multiKueueWorkerResource) leaveConfig(ctx context.Context, c *kube.Clients, st *multiKueueWorkerModel, summary string, diags *diag.Diagnostics) bool {
 	name, own := st.Name.ValueString(), st.Config.ValueString()
-	users, err := multikueue.ConfigsListing(ctx, c.Kueue, name)
+	users, err := mk.ConfigsListing(ctx, c.Kueue, name)
 	if err != nil {
 		diags.AddError(summary, c.Explain("MultiKueueCluster", name, err).Error())
 		return false
@@ -484,9 +485,9 @@ func (r *multiKueueWorkerResource) leaveConfig(ctx context.Context, c *kube.Clie
 		return true
 	}
 	// Terraform destroys the worker before it updates the config that drops it; the config's update then finds it gone.
-	if err := multikueue.LeaveConfig(ctx, c.Kueue, own, name, kube.FieldManager); err != nil {
+	if err := mk.LeaveConfig(ctx, c.Kueue, own, name, kube.FieldManager); err != nil {
 		detail := c.Explain("MultiKueueConfig", own, err).Error()
-		if errors.Is(err, multikueue.ErrLastWorker) {
+		if errors.Is(err, mk.ErrLastWorker) {
 			detail += ": destroy the config with its last worker, or give it another worker first"
 		}
 		diags.AddError(summary, detail+". Nothing was deleted.")

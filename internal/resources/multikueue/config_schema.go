@@ -1,4 +1,4 @@
-package provider
+package multikueue
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	mk "github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
@@ -41,7 +41,7 @@ func (r *multiKueueConfigResource) Schema(ctx context.Context, _ resource.Schema
 			"workers": schema.ListAttribute{
 				Required:            true,
 				ElementType:         types.StringType,
-				Validators:          []validator.List{listvalidator.SizeBetween(1, multikueue.MaxWorkers), listvalidator.UniqueValues()},
+				Validators:          []validator.List{listvalidator.SizeBetween(1, mk.MaxWorkers), listvalidator.UniqueValues()},
 				MarkdownDescription: "`spec.clusters`: names of `MultiKueueCluster`s (`dwsfallback_multikueue_worker.<x>.name`), 1 to 20.",
 			},
 			"admission_check": schema.StringAttribute{

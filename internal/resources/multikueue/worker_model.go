@@ -1,4 +1,4 @@
-package provider
+package multikueue
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
+	mk "github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 )
 
 type multiKueueWorkerModel struct {
@@ -37,13 +37,13 @@ func defaultSecretName(name string) string { return name + "-kubeconfig" }
 // the worker's ServiceAccount.
 func (m *multiKueueWorkerModel) bringsKubeconfig() bool { return !m.KubeconfigWOVersion.IsNull() }
 
-func (m *multiKueueWorkerModel) worker() multikueue.Worker {
-	return multikueue.Worker{ServiceAccount: m.ServiceAccount.ValueString()}
+func (m *multiKueueWorkerModel) worker() mk.Worker {
+	return mk.Worker{ServiceAccount: m.ServiceAccount.ValueString()}
 }
 
 // workerOf is worker() as the user of its ServiceAccount: the MultiKueueCluster's id, which names the manager's GKE
 // cluster, or with the provider's kubernetes block (an id of the name alone) the manager's host and the name.
-func (m *multiKueueWorkerModel) workerOf(managerHost string) multikueue.Worker {
+func (m *multiKueueWorkerModel) workerOf(managerHost string) mk.Worker {
 	w := m.worker()
 	if id := m.ID.ValueString(); strings.Contains(id, "/") {
 		w.User = id
@@ -55,7 +55,7 @@ func (m *multiKueueWorkerModel) workerOf(managerHost string) multikueue.Worker {
 
 // flattenWorker records what Kueue says of the MultiKueueCluster, and the Secret it names.
 func flattenWorker(m *multiKueueWorkerModel, mkc *kueue.MultiKueueCluster) {
-	active, reason, msg := multikueue.Active(mkc)
+	active, reason, msg := mk.Active(mkc)
 	m.Active, m.ActiveReason, m.ActiveMessage = types.BoolValue(active), types.StringValue(reason), types.StringValue(msg)
 	if kc := mkc.Spec.ClusterSource.KubeConfig; kc != nil {
 		m.SecretName = types.StringValue(kc.Location)

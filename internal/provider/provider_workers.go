@@ -5,35 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"cloud.google.com/go/container/apiv1/containerpb"
-
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/ttlcache"
 )
-
-// clusterAt is the GKE cluster of the project whose endpoint is server (https://ENDPOINT); found is false when none
-// is.
-func clusterAt(ctx context.Context, c clusterscope.Clients, project, server string) (ref clusterscope.Ref, found bool, err error) {
-	client, err := c.GKE(ctx)
-	if err != nil {
-		return clusterscope.Ref{}, false, fmt.Errorf("connecting to GKE: %w", err)
-	}
-	list, err := gke.Read(ctx, client, func(ctx context.Context) (*containerpb.ListClustersResponse, error) {
-		return client.API().ListClusters(ctx, &containerpb.ListClustersRequest{Parent: fmt.Sprintf("projects/%s/locations/-", project)})
-	})
-	if err != nil {
-		return clusterscope.Ref{}, false, fmt.Errorf("listing the clusters of project %s: %w", project, err)
-	}
-	for _, cl := range list.GetClusters() {
-		if "https://"+cl.GetEndpoint() == server {
-			return clusterscope.Ref{Project: project, Location: cl.GetLocation(), Name: cl.GetName()}, true, nil
-		}
-	}
-	return clusterscope.Ref{}, false, nil
-}
 
 // followWorker makes manager's clients reach its MultiKueue workers: the MultiKueueCluster's Secret names the
 // worker's endpoint, and the GKE cluster of the manager's project with that endpoint is reached with the provider's
@@ -66,7 +42,7 @@ func (d *providerData) findWorker(ctx context.Context, manager clusterscope.Ref,
 	if !found {
 		return nil, fmt.Errorf("the kubeconfig Secret of MultiKueueCluster %s is not there", name)
 	}
-	ref, found, err := clusterAt(ctx, d, manager.Project, multikueue.Server(kc))
+	ref, found, err := clusterscope.At(ctx, d, manager.Project, multikueue.Server(kc))
 	if err != nil {
 		return nil, err
 	}
