@@ -20,7 +20,7 @@ import (
 // readDiffCases is how many refreshes the differential test of the RayJob read shortcut compares.
 const readDiffCases = 240
 
-// TestAccReadShortcutMatchesFramework is the differential test of the RayJob refresh shortcut (server.readRayJob):
+// TestAccReadShortcutMatchesFramework is the differential test of the RayJob refresh shortcut (server.readScalars, the RayJob's ReadScalars):
 // each case refreshes a job through the provider's server and through the plain framework server, against the same
 // live objects on the local stack, and the answers must be equal. The states are the ones Terraform wrote, drifted
 // at random (status, managed settings, now and then the job's identity); the live jobs are patched with kubectl
@@ -116,7 +116,7 @@ func TestAccReadShortcutMatchesFramework(t *testing.T) {
 		}
 		req := &tfprotov6.ReadResourceRequest{TypeName: "dwsfallback_rayjob", CurrentState: dynamic(t, typ, st)}
 		forgetAllShared()
-		if fast.(*server).readRayJob(ctx, req) != nil {
+		if fast.(*server).readScalars(ctx, req) != nil {
 			answered++
 		}
 		var want, got readAnswer

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -254,6 +255,48 @@ func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProg
 	was := st.rayJobStatusModel
 	flattenJobStatus(&st.rayJobStatusModel, p)
 	return changed || !was.equal(st.rayJobStatusModel), specChanged, nil
+}
+
+// ShortcutPlans opts the RayJob into the server's unchanged-plan shortcut: a configuration has many jobs.
+func (r *rayJobResource) ShortcutPlans() {}
+
+// ReadScalars is the server's fast Read (scalarReader): the job's scalar attributes, decoded from the state's value
+// without the framework and refreshed as Read does; only a private state of drift baselines alone is known here.
+func (r *rayJobResource) ReadScalars(ctx context.Context, providerData any, val tftypes.Value, private []byte) (tftypes.Value, bool, bool) {
+	cl, isClients := providerData.(clusterscope.Clients)
+	baselines, ok := onlyBaselines(private)
+	var st rayJobModel
+	if !isClients || !ok || !fillScalars(ctx, val, &st) {
+		return val, false, false
+	}
+	changed, ok := refreshScalars(ctx, cl, &st, baselines)
+	if !ok || !changed {
+		return val, false, ok
+	}
+	updated, err := setScalars(ctx, val, &st)
+	if err != nil {
+		return val, false, false
+	}
+	return updated, true, true
+}
+
+// onlyBaselines reads a RayJob's private state when it holds nothing but its drift baselines (or nothing at all), in
+// the framework's encoding (a JSON object of base64 JSON values); ok is false for anything else (an import's mark),
+// which the framework's Read handles.
+func onlyBaselines(private []byte) (b map[string]drift.Baseline, ok bool) {
+	if len(private) == 0 {
+		return nil, true
+	}
+	var keys map[string][]byte
+	if json.Unmarshal(private, &keys) != nil || len(keys) != 1 {
+		return nil, false
+	}
+	raw, found := keys[tfdrift.PrivateKey]
+	var all map[string]drift.Baseline
+	if !found || json.Unmarshal(raw, &all) != nil {
+		return nil, false
+	}
+	return all, true
 }
 
 // refreshScalars is Read for a job that is there and whose spec is as the state says, on a model decoded without the

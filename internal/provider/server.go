@@ -3,18 +3,16 @@ package provider
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 )
 
-// NewServer is the provider's protocol server: the framework's, with a shortcut for plans that change nothing.
+// NewServer is the provider's protocol server: the framework's, with the fast path for the calls a plan of many
+// resources makes many times.
 func NewServer(p *dwsProvider) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
 		// Each server configures a provider of its own, as Terraform starts one per provider configuration: the
@@ -25,7 +23,7 @@ func NewServer(p *dwsProvider) func() (tfprotov6.ProviderServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &server{ProviderServer: inner, p: own}, nil
+		return newFastServer(inner, own.Resources, own.providerData), nil
 	}
 }
 
@@ -34,10 +32,18 @@ func NewDefaultServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return NewServer(&dwsProvider{version: version})
 }
 
+// providerData is what the last Configure gave resources, untyped nil before (as the framework passes it).
+func (p *dwsProvider) providerData() any {
+	if d := p.configured.Load(); d != nil {
+		return d
+	}
+	return nil
+}
+
 // server is the framework's protocol server with four shortcuts on the paths a plan of N RayJobs takes N times, each
 // answering what the framework would (bench/README.md has what each saves):
 //   - PlanResourceChange of a resource whose proposed state is its prior state (plan_shortcut.go);
-//   - ReadResource of a RayJob whose managed fields did not change (readRayJob);
+//   - ReadResource of a resource that can refresh its scalar attributes alone (a scalarReader: the RayJob);
 //   - UpgradeResourceState of a state of the current schema version;
 //   - ValidateResourceConfig, in one walk of the configuration (validate_shortcut.go).
 //
@@ -46,19 +52,36 @@ func NewDefaultServer(version string) func() (tfprotov6.ProviderServer, error) {
 // upgrade_shortcut_diff_test.go and validate_shortcut_diff_test.go.
 type server struct {
 	tfprotov6.ProviderServer
-	p *dwsProvider
+	// resources are the provider's; providerData is what its last Configure gave them.
+	resources    func(context.Context) []func() resource.Resource
+	providerData func() any
 
 	typesOnce sync.Once
 	types     map[string]tftypes.Type
 	versions  map[string]int64
 	plans     map[string]*planShortcut
 	validates map[string]*validateShortcut
+	readers   map[string]scalarReader
 }
 
-// shortcut lists the resource types whose plans may be short-cut: the ones a plan has many of, or that every
-// configuration has. The shortcut is exact for any type (planShortcut); the list only keeps its set-up small.
-var shortcut = map[string]bool{
-	"dwsfallback_rayjob": true, "dwsfallback_tpu_pool_pair": true, "dwsfallback_gpu_pool_pair": true, "dwsfallback_kueue_queue": true,
+func newFastServer(inner tfprotov6.ProviderServer, resources func(context.Context) []func() resource.Resource, providerData func() any) *server {
+	return &server{ProviderServer: inner, resources: resources, providerData: providerData}
+}
+
+// planShortcutter is a resource whose unchanged plans the server may answer: one a configuration has many of, or
+// that every configuration has. The shortcut is exact for any resource (planShortcut); opting in only keeps its
+// set-up small.
+type planShortcutter interface {
+	resource.Resource
+	ShortcutPlans()
+}
+
+// scalarReader is a resource whose Read, for an object that is there and unchanged in what the resource manages,
+// changes only scalar attributes: ReadScalars refreshes them on the state's value (fillScalars and setScalars do the
+// decoding), and says whether any changed. ok false hands the call to the framework's Read (an error, a gone object
+// or cluster, private state it does not know).
+type scalarReader interface {
+	ReadScalars(ctx context.Context, providerData any, state tftypes.Value, private []byte) (updated tftypes.Value, changed, ok bool)
 }
 
 // ValidateResourceConfig validates as the framework does, in one walk of the configuration (validateShortcut):
@@ -66,11 +89,7 @@ var shortcut = map[string]bool{
 func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	typ := s.valueType(ctx, req.TypeName)
 	if vs := s.validates[req.TypeName]; vs != nil && typ != nil {
-		var data any // untyped nil before the provider is configured, as the framework passes it
-		if d := s.p.configured.Load(); d != nil {
-			data = d
-		}
-		if resp, ok := vs.validate(ctx, req, typ, data); ok {
+		if resp, ok := vs.validate(ctx, req, typ, s.providerData()); ok {
 			return resp, nil
 		}
 	}
@@ -84,70 +103,41 @@ func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanReso
 	return s.ProviderServer.PlanResourceChange(ctx, req)
 }
 
-// ReadResource refreshes a RayJob without the framework's round trip. A refresh of N jobs is otherwise N framework
-// decodes of the whole state into the model, walks for semantic equality and collection blocks, and a re-encoding:
-// most of the provider's CPU in a no-change plan (bench/README.md). A job's Read changes only scalar attributes (its
-// status and files), so only those are decoded, refreshed as Read does, and written back into the state's value;
-// an unchanged one is answered with the prior state's own bytes. An error, a gone job or cluster, or an import goes
-// through the framework's ReadResource.
+// ReadResource refreshes a scalarReader without the framework's round trip. A refresh of N jobs is otherwise N
+// framework decodes of the whole state into the model, walks for semantic equality and collection blocks, and a
+// re-encoding: most of the provider's CPU in a no-change plan (bench/README.md). An unchanged one is answered with the
+// prior state's own bytes. An error, a gone object or cluster, or an import goes through the framework's ReadResource.
 func (s *server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	if req.TypeName == "dwsfallback_rayjob" && req.CurrentState != nil {
-		if resp := s.readRayJob(ctx, req); resp != nil {
+	if req.CurrentState != nil {
+		if resp := s.readScalars(ctx, req); resp != nil {
 			return resp, nil
 		}
 	}
 	return s.ProviderServer.ReadResource(ctx, req)
 }
 
-func (s *server) readRayJob(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
-	data, typ := s.p.configured.Load(), s.valueType(ctx, req.TypeName)
-	if data == nil || typ == nil {
-		return nil
-	}
-	baselines, ok := onlyBaselines(req.Private)
-	if !ok {
+func (s *server) readScalars(ctx context.Context, req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
+	data, typ := s.providerData(), s.valueType(ctx, req.TypeName)
+	r := s.readers[req.TypeName]
+	if data == nil || typ == nil || r == nil {
 		return nil
 	}
 	val, err := req.CurrentState.Unmarshal(typ)
-	var st rayJobModel
-	if err != nil || !fillScalars(ctx, val, &st) {
+	if err != nil {
 		return nil
 	}
-	changed, ok := refreshScalars(ctx, data, &st, baselines)
+	updated, changed, ok := r.ReadScalars(ctx, data, val, req.Private)
 	if !ok {
 		return nil
 	}
 	if !changed {
 		return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}
 	}
-	updated, err := setScalars(ctx, val, &st)
-	if err != nil {
-		return nil
-	}
 	dv, err := tfprotov6.NewDynamicValue(typ, updated)
 	if err != nil {
 		return nil
 	}
 	return &tfprotov6.ReadResourceResponse{NewState: &dv, Private: req.Private}
-}
-
-// onlyBaselines reads a RayJob's private state when it holds nothing but its drift baselines (or nothing at all), in
-// the framework's encoding (a JSON object of base64 JSON values); ok is false for anything else (an import's mark),
-// which the framework's Read handles.
-func onlyBaselines(private []byte) (b map[string]drift.Baseline, ok bool) {
-	if len(private) == 0 {
-		return nil, true
-	}
-	var keys map[string][]byte
-	if json.Unmarshal(private, &keys) != nil || len(keys) != 1 {
-		return nil, false
-	}
-	raw, found := keys[tfdrift.PrivateKey]
-	var all map[string]drift.Baseline
-	if !found || json.Unmarshal(raw, &all) != nil {
-		return nil, false
-	}
-	return all, true
 }
 
 // UpgradeResourceState answers a state of the current schema version as the framework does, without building its
@@ -176,11 +166,11 @@ func (s *server) UpgradeResourceState(ctx context.Context, req *tfprotov6.Upgrad
 
 func (s *server) unchanged(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) bool {
 	prior, proposed := req.PriorState, req.ProposedNewState
-	if !shortcut[req.TypeName] || prior == nil || proposed == nil || req.Config == nil || len(prior.MsgPack) == 0 ||
+	if prior == nil || proposed == nil || req.Config == nil || len(prior.MsgPack) == 0 ||
 		!bytes.Equal(prior.MsgPack, proposed.MsgPack) {
 		return false
 	}
-	data := s.p.configured.Load()
+	data := s.providerData()
 	typ := s.valueType(ctx, req.TypeName)
 	ps := s.plans[req.TypeName]
 	if data == nil || typ == nil || ps == nil || ps.unsupported != "" {
@@ -200,13 +190,21 @@ func (s *server) valueType(ctx context.Context, typeName string) tftypes.Type {
 		for name, sch := range resp.ResourceSchemas {
 			s.types[name], s.versions[name] = sch.ValueType(), sch.Version
 		}
-		s.plans, s.validates = map[string]*planShortcut{}, map[string]*validateShortcut{}
-		for _, f := range s.p.Resources(ctx) {
-			if ps, name := newPlanShortcut(ctx, f); shortcut[name] {
-				s.plans[name] = ps
-				if ps.unsupported != "schema error" {
-					s.validates[name] = newValidateShortcut(ctx, f, ps.schema)
-				}
+		s.plans, s.validates, s.readers = map[string]*planShortcut{}, map[string]*validateShortcut{}, map[string]scalarReader{}
+		for _, f := range s.resources(ctx) {
+			r := f()
+			var md resource.MetadataResponse
+			r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "dwsfallback"}, &md)
+			if sr, ok := r.(scalarReader); ok {
+				s.readers[md.TypeName] = sr
+			}
+			if _, ok := r.(planShortcutter); !ok {
+				continue
+			}
+			ps, name := newPlanShortcut(ctx, f)
+			s.plans[name] = ps
+			if ps.unsupported != "schema error" {
+				s.validates[name] = newValidateShortcut(ctx, f, ps.schema)
 			}
 		}
 	})

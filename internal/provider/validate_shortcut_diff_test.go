@@ -76,11 +76,7 @@ func TestValidateShortcutMatchesFramework(t *testing.T) {
 					if i%3 == 0 {
 						req.ClientCapabilities = &tfprotov6.ValidateResourceConfigClientCapabilities{WriteOnlyAttributesAllowed: true}
 					}
-					data := any(nil)
-					if d := fast.p.configured.Load(); d != nil {
-						data = d
-					}
-					if resp, ok := vs.validate(ctx, req, typ, data); ok {
+					if resp, ok := vs.validate(ctx, req, typ, fast.providerData()); ok {
 						shortCut++
 						if len(resp.Diagnostics) > 0 {
 							refused++

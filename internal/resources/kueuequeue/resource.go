@@ -40,6 +40,9 @@ type kueueQueueResource struct {
 	clients clusterscope.Clients
 }
 
+// ShortcutPlans opts the resource into the provider server's unchanged-plan shortcut: every configuration has it.
+func (r *kueueQueueResource) ShortcutPlans() {}
+
 func (r *kueueQueueResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_kueue_queue"
 }

@@ -45,6 +45,9 @@ type pairKind struct {
 	description string
 }
 
+// ShortcutPlans opts the resource into the provider server's unchanged-plan shortcut: every configuration has it.
+func (r *poolPairResource[M, P]) ShortcutPlans() {}
+
 func (r *poolPairResource[M, P]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_" + r.kind.name
 }
