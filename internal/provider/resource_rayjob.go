@@ -266,14 +266,14 @@ func (r *rayJobResource) ReadScalars(ctx context.Context, providerData any, val 
 	cl, isClients := providerData.(clusterscope.Clients)
 	baselines, ok := onlyBaselines(private)
 	var st rayJobModel
-	if !isClients || !ok || !fillScalars(ctx, val, &st) {
+	if !isClients || !ok || !tfvalue.FillScalars(ctx, val, &st) {
 		return val, false, false
 	}
 	changed, ok := refreshScalars(ctx, cl, &st, baselines)
 	if !ok || !changed {
 		return val, false, ok
 	}
-	updated, err := setScalars(ctx, val, &st)
+	updated, err := tfvalue.SetScalars(ctx, val, &st)
 	if err != nil {
 		return val, false, false
 	}
@@ -457,7 +457,7 @@ func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.Valida
 // framework's reflection, which compiles a regexp per struct field and was a quarter of the provider's CPU in a plan.
 func knownRayJob(ctx context.Context, raw tftypes.Value, s tfsdk.Config) (rayJobModel, tfvalue.Unknowns, diag.Diagnostics) {
 	var m rayJobModel
-	if raw.IsFullyKnown() && fillScalars(ctx, raw, &m) {
+	if raw.IsFullyKnown() && tfvalue.FillScalars(ctx, raw, &m) {
 		return m, nil, nil
 	}
 	m = rayJobModel{}

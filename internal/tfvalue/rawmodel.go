@@ -1,4 +1,4 @@
-package provider
+package tfvalue
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// fillScalars sets the string, bool, number, map and list-of-scalar fields of a model (and of the structs it embeds)
+// FillScalars sets the string, bool, number, map and list-of-scalar fields of a model (and of the structs it embeds)
 // from an object value, by their tfsdk tags, and its pointers to nested models (nil for a null object), recursively.
 // Other fields (timeouts) stay zero. It is for the hot paths: the framework's State.Get reflects over every field and
 // compiles a regexp per field on each call (bench/README.md), which a refresh of N RayJobs pays N times. The field
 // layout is worked out once per type.
-func fillScalars(ctx context.Context, v tftypes.Value, dst any) bool {
+func FillScalars(ctx context.Context, v tftypes.Value, dst any) bool {
 	return fillValue(ctx, v, reflect.ValueOf(dst).Elem())
 }
 
@@ -64,8 +64,8 @@ func fillValue(ctx context.Context, v tftypes.Value, rv reflect.Value) bool {
 	return true
 }
 
-// setScalars is fillScalars' inverse: v with the scalar attributes src holds.
-func setScalars(ctx context.Context, v tftypes.Value, src any) (tftypes.Value, error) {
+// SetScalars is fillScalars' inverse: v with the scalar attributes src holds.
+func SetScalars(ctx context.Context, v tftypes.Value, src any) (tftypes.Value, error) {
 	var attrs map[string]tftypes.Value
 	if err := v.As(&attrs); err != nil {
 		return v, err

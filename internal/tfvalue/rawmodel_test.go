@@ -1,13 +1,10 @@
-package provider
+package tfvalue
 
 import (
 	"context"
-	"reflect"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -42,7 +39,7 @@ func TestFillScalars(t *testing.T) {
 		"head":   tftypes.NewValue(head, map[string]tftypes.Value{"x": tftypes.NewValue(tftypes.String, "y")}),
 	})
 	var got rawOuter
-	if !fillScalars(context.Background(), v, &got) {
+	if !FillScalars(context.Background(), v, &got) {
 		t.Fatal("fillScalars refused a value of the model's shape")
 	}
 	want := rawOuter{
@@ -67,10 +64,10 @@ func TestFillScalars(t *testing.T) {
 	// A value missing one of the model's attributes, or of another shape, is not filled: the caller falls back.
 	short := tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"phase": tftypes.String}},
 		map[string]tftypes.Value{"phase": tftypes.NewValue(tftypes.String, "x")})
-	if fillScalars(context.Background(), short, &rawOuter{}) {
+	if FillScalars(context.Background(), short, &rawOuter{}) {
 		t.Error("fillScalars filled a model from a value without its attributes")
 	}
-	if fillScalars(context.Background(), tftypes.NewValue(typ, tftypes.UnknownValue), &rawOuter{}) {
+	if FillScalars(context.Background(), tftypes.NewValue(typ, tftypes.UnknownValue), &rawOuter{}) {
 		t.Error("fillScalars filled a model from an unknown value")
 	}
 }
@@ -92,15 +89,15 @@ func TestSetScalars(t *testing.T) {
 	})
 	ctx := context.Background()
 	var m rawOuter
-	if !fillScalars(ctx, v, &m) {
+	if !FillScalars(ctx, v, &m) {
 		t.Fatal("fillScalars refused the value")
 	}
-	same, err := setScalars(ctx, v, &m)
+	same, err := SetScalars(ctx, v, &m)
 	if err != nil || !same.Equal(v) {
 		t.Errorf("setScalars of the model it was filled from = %v, %v; want the value unchanged", same, err)
 	}
 	m.Phase, m.Labels = types.StringValue("Running"), types.MapValueMust(types.StringType, map[string]attr.Value{"a": types.StringValue("b")})
-	got, err := setScalars(ctx, v, &m)
+	got, err := SetScalars(ctx, v, &m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,31 +111,7 @@ func TestSetScalars(t *testing.T) {
 	}
 	// A model value of the wrong type is an error, not a panic.
 	m.Labels = types.MapValueMust(types.Int64Type, map[string]attr.Value{"a": types.Int64Value(1)})
-	if _, err := setScalars(ctx, v, &m); err == nil {
+	if _, err := SetScalars(ctx, v, &m); err == nil {
 		t.Error("setScalars wrote a map of numbers where the schema has a map of strings")
-	}
-}
-
-// TestFillScalarsMatchesFramework: a RayJob configuration decoded by fillScalars is the model the framework's
-// reflection decodes (timeouts aside, which fillScalars leaves zero), for each base of the differential test.
-func TestFillScalarsMatchesFramework(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	var sr resource.SchemaResponse
-	(&rayJobResource{}).Schema(ctx, resource.SchemaRequest{}, &sr)
-	typ := sr.Schema.Type().TerraformType(ctx)
-	for i, base := range diffBases["dwsfallback_rayjob"] {
-		raw := buildValue(t, typ, base)
-		var fast, framework rayJobModel
-		if !fillScalars(ctx, raw, &fast) {
-			t.Fatalf("base %d: fillScalars refused a configuration", i)
-		}
-		if d := (tfsdk.Config{Schema: sr.Schema, Raw: raw}).Get(ctx, &framework); d.HasError() {
-			t.Fatalf("base %d: %v", i, d)
-		}
-		framework.Timeouts = fast.Timeouts
-		if !reflect.DeepEqual(fast, framework) {
-			t.Errorf("base %d: fillScalars decoded\n%+v\nthe framework\n%+v", i, fast, framework)
-		}
 	}
 }
