@@ -32,6 +32,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/kueuequeue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/poolpair"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/rayjob"
 )
 
 var (
@@ -248,7 +249,7 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 		poolpair.NewTPU,
 		poolpair.NewGPU,
 		kueuequeue.New,
-		NewRayJobResource,
+		rayjob.New,
 		computeclass.New,
 		multikueue.NewWorker,
 		multikueue.NewConfig,
@@ -257,8 +258,8 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 
 func (p *dwsProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
-		NewRayJobDataSource,
-		NewWorkloadsDataSource,
+		rayjob.NewDataSource,
+		rayjob.NewWorkloadsDataSource,
 	}
 }
 

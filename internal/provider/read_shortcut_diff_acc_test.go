@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/rayjob"
 )
 
 // readDiffCases is how many refreshes the differential test of the RayJob read shortcut compares.
@@ -172,7 +173,7 @@ func withAttrs(t *testing.T, v, from tftypes.Value, names []string) tftypes.Valu
 
 // forgetAllShared drops every shared LIST, so that each side of a case reads the objects as they are now.
 func forgetAllShared() {
-	jobReads.Reset()
+	rayjob.ForgetSharedReads()
 }
 
 type readAnswer struct {

@@ -1,4 +1,4 @@
-package provider
+package rayjob
 
 import (
 	"context"
@@ -14,7 +14,8 @@ import (
 
 var _ datasource.DataSourceWithConfigure = (*rayJobDataSource)(nil)
 
-func NewRayJobDataSource() datasource.DataSource { return &rayJobDataSource{} }
+// NewDataSource is the dwsfallback_rayjob data source.
+func NewDataSource() datasource.DataSource { return &rayJobDataSource{} }
 
 // rayJobDataSource reports where an existing RayJob stands, whoever submitted it.
 type rayJobDataSource struct {

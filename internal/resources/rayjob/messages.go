@@ -1,4 +1,4 @@
-package provider
+package rayjob
 
 // Pieces of the messages that diagnostics and status attributes are built from.
 

@@ -1,4 +1,4 @@
-package provider
+package rayjob
 
 import (
 	"context"
@@ -45,7 +45,8 @@ const (
 // privateImporting marks a freshly imported job, whose configuration Read reads back from the job.
 const privateImporting = "importing"
 
-func NewRayJobResource() resource.Resource { return &rayJobResource{} }
+// New is the dwsfallback_rayjob resource.
+func New() resource.Resource { return &rayJobResource{} }
 
 type rayJobResource struct {
 	clients clusterscope.Clients

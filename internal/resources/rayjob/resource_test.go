@@ -1,4 +1,4 @@
-package provider
+package rayjob
 
 import (
 	"context"
@@ -11,7 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	fwschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -27,6 +31,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -52,7 +57,8 @@ func tutorialJob() *rayJobModel {
 
 func TestExpandRayJobMatchesTutorial(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("testdata/tutorial-rayjob.yaml")
+	// The acceptance tests' copy of the tutorial's manifest, which they apply with kubectl.
+	b, err := os.ReadFile("../../provider/testdata/tutorial-rayjob.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,5 +469,54 @@ func TestOwnLabels(t *testing.T) {
 	in[specHashAnnotation] = "h"
 	if diff := cmp.Diff(want, ownAnnotations(in)); diff != "" {
 		t.Errorf("ownAnnotations (-want +got):\n%s", diff)
+	}
+}
+
+// TestFillScalarsMatchesFramework: a job's state encoded by the framework and decoded by tfvalue.FillScalars (the
+// server's fast Read) is the model the framework encoded, timeouts aside (FillScalars leaves them zero).
+func TestFillScalarsMatchesFramework(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var sr fwresource.SchemaResponse
+	(&rayJobResource{}).Schema(ctx, fwresource.SchemaRequest{}, &sr)
+	for name, m := range map[string]*rayJobModel{"tutorial": tutorialJob(), "empty": {}} {
+		st := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}
+		m.Timeouts = rayJobTimeoutsNull()
+		typedNulls(ctx, reflect.ValueOf(m).Elem(), sr.Schema, tftypes.NewAttributePath())
+		if d := st.Set(ctx, m); d.HasError() {
+			t.Fatalf("%s: %v", name, d)
+		}
+		var fast, framework rayJobModel
+		if !tfvalue.FillScalars(ctx, st.Raw, &fast) {
+			t.Fatalf("%s: FillScalars refused the state", name)
+		}
+		if d := st.Get(ctx, &framework); d.HasError() {
+			t.Fatalf("%s: %v", name, d)
+		}
+		framework.Timeouts = fast.Timeouts
+		if !reflect.DeepEqual(fast, framework) {
+			t.Errorf("%s: FillScalars decoded\n%+v\nthe framework\n%+v", name, fast, framework)
+		}
+	}
+}
+
+// typedNulls gives every attribute a model leaves at Go's zero value (a value of no type, which the framework cannot
+// encode) the null of its schema type, in nested models too.
+func typedNulls(ctx context.Context, v reflect.Value, sch fwschema.Schema, at *tftypes.AttributePath) {
+	for i := 0; i < v.NumField(); i++ {
+		name := v.Type().Field(i).Tag.Get("tfsdk")
+		f, p := v.Field(i), at.WithAttributeName(name)
+		typ, err := sch.TypeAtTerraformPath(ctx, p)
+		switch {
+		case v.Type().Field(i).Anonymous && f.Kind() == reflect.Struct:
+			typedNulls(ctx, f, sch, at)
+		case name == "" || err != nil:
+		case f.Kind() == reflect.Pointer && !f.IsNil():
+			typedNulls(ctx, f.Elem(), sch, p)
+		case f.Kind() != reflect.Pointer && f.IsZero():
+			if nv, err := typ.ValueFromTerraform(ctx, tftypes.NewValue(typ.TerraformType(ctx), nil)); err == nil && reflect.TypeOf(nv) == f.Type() {
+				f.Set(reflect.ValueOf(nv))
+			}
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package provider
+package rayjob
 
 import (
 	"context"
@@ -21,6 +21,7 @@ var (
 	_ datasource.DataSourceWithConfigValidators = (*workloadsDataSource)(nil)
 )
 
+// NewWorkloadsDataSource is the dwsfallback_workloads data source.
 func NewWorkloadsDataSource() datasource.DataSource { return &workloadsDataSource{} }
 
 // workloadsDataSource lists Kueue's Workloads of a LocalQueue or a ClusterQueue, with where each was placed.

@@ -1,4 +1,4 @@
-package provider
+package rayjob
 
 import (
 	"context"

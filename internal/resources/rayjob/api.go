@@ -1,4 +1,4 @@
-package provider
+package rayjob
 
 import (
 	"context"
@@ -138,6 +138,10 @@ func refreshProgress(ctx context.Context, c *kube.Clients, ns, name string, file
 
 // jobReads shares a refresh's LISTs of each namespace among the Reads of its RayJobs (see kube.JobReads).
 var jobReads kube.JobReads
+
+// ForgetSharedReads drops the LISTs a refresh shares, so that the next Read reads the objects as they are now: the
+// read shortcut's differential test reads each case twice, through each server.
+func ForgetSharedReads() { jobReads.Reset() }
 
 func getRayJob(ctx context.Context, c *kube.Clients, ns, name string) (*rayv1.RayJob, error) {
 	return c.Ray.RayV1().RayJobs(ns).Get(ctx, name, metav1.GetOptions{})
