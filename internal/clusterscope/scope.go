@@ -286,7 +286,7 @@ func GKE(ctx context.Context, c Clients, cluster, project, location types.String
 	return client, ref, true
 }
 
-// clients is what resources get from the provider. It is an interface so a unit test can hand in its own.
+// Clients is what resources get from the provider. It is an interface so a unit test can hand in its own.
 type Clients interface {
 	// GKE returns the GKE client, made on first use so that planning never needs credentials or the network.
 	GKE(ctx context.Context) (*gke.Client, error)

@@ -158,7 +158,11 @@ func (f Faults) Clear() {
 func (f Faults) Calls() map[string]int {
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
-	return maps.Clone(f.s.calls[f.cluster])
+	out := maps.Clone(f.s.calls[f.cluster])
+	if out == nil {
+		out = map[string]int{} // the admin API answers {}, not null, before the first call
+	}
+	return out
 }
 
 // ResetCalls sets the call counts back to zero; for "" every cluster's too.

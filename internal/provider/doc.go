@@ -5,7 +5,8 @@
 // Each resource lives in a package of its own under internal/resources, which exports only its constructor:
 // cluster, poolpair (the TPU and GPU pool pairs, one generic resource of two kinds), kueuequeue, kueueinstall (built
 // only with the Helm SDK: resources_helm.go lists it, resources_nohelm.go leaves it out under -tags nohelm),
-// computeclass, multikueue (worker and config), rayjob (the resource and both data sources). So one resource cannot
+// computeclass, multikueue (worker and config), rayjob (the resource and both data sources; it also exports
+// ForgetSharedReads, for the read shortcut's differential test). So one resource cannot
 // reach into another; what they share is a package of its own: internal/clusterscope (the cluster, project and
 // location attributes, import ids, reaching GKE and Kubernetes), internal/tfvalue (Terraform values to Go and back),
 // internal/tfdrift (drift baselines in private state, the drift attribute), and, with no Terraform in them,

@@ -1,5 +1,3 @@
-// Package provider implements the dwsfallback Terraform provider: schemas, plan-time validation and CRUD for the
-// resources of the DWS + Kueue TPU fallback setup. It reaches GKE through internal/gke.
 package provider
 
 import (

@@ -77,8 +77,8 @@ type planShortcutter interface {
 }
 
 // scalarReader is a resource whose Read, for an object that is there and unchanged in what the resource manages,
-// changes only scalar attributes: ReadScalars refreshes them on the state's value (fillScalars and setScalars do the
-// decoding), and says whether any changed. ok false hands the call to the framework's Read (an error, a gone object
+// changes only scalar attributes: ReadScalars refreshes them on the state's value (tfvalue.FillScalars and
+// tfvalue.SetScalars do the decoding), and says whether any changed. ok false hands the call to the framework's Read (an error, a gone object
 // or cluster, private state it does not know).
 type scalarReader interface {
 	ReadScalars(ctx context.Context, providerData any, state tftypes.Value, private []byte) (updated tftypes.Value, changed, ok bool)

@@ -64,7 +64,7 @@ func fillValue(ctx context.Context, v tftypes.Value, rv reflect.Value) bool {
 	return true
 }
 
-// SetScalars is fillScalars' inverse: v with the scalar attributes src holds.
+// SetScalars is FillScalars' inverse: v with the scalar attributes src holds.
 func SetScalars(ctx context.Context, v tftypes.Value, src any) (tftypes.Value, error) {
 	var attrs map[string]tftypes.Value
 	if err := v.As(&attrs); err != nil {

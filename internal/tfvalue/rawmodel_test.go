@@ -40,7 +40,7 @@ func TestFillScalars(t *testing.T) {
 	})
 	var got rawOuter
 	if !FillScalars(context.Background(), v, &got) {
-		t.Fatal("fillScalars refused a value of the model's shape")
+		t.Fatal("FillScalars refused a value of the model's shape")
 	}
 	want := rawOuter{
 		rawInner: rawInner{Phase: types.StringValue("Running")}, Name: types.StringNull(), Ready: types.BoolValue(true),
@@ -65,10 +65,10 @@ func TestFillScalars(t *testing.T) {
 	short := tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"phase": tftypes.String}},
 		map[string]tftypes.Value{"phase": tftypes.NewValue(tftypes.String, "x")})
 	if FillScalars(context.Background(), short, &rawOuter{}) {
-		t.Error("fillScalars filled a model from a value without its attributes")
+		t.Error("FillScalars filled a model from a value without its attributes")
 	}
 	if FillScalars(context.Background(), tftypes.NewValue(typ, tftypes.UnknownValue), &rawOuter{}) {
-		t.Error("fillScalars filled a model from an unknown value")
+		t.Error("FillScalars filled a model from an unknown value")
 	}
 }
 
@@ -90,11 +90,11 @@ func TestSetScalars(t *testing.T) {
 	ctx := context.Background()
 	var m rawOuter
 	if !FillScalars(ctx, v, &m) {
-		t.Fatal("fillScalars refused the value")
+		t.Fatal("FillScalars refused the value")
 	}
 	same, err := SetScalars(ctx, v, &m)
 	if err != nil || !same.Equal(v) {
-		t.Errorf("setScalars of the model it was filled from = %v, %v; want the value unchanged", same, err)
+		t.Errorf("SetScalars of the model it was filled from = %v, %v; want the value unchanged", same, err)
 	}
 	m.Phase, m.Labels = types.StringValue("Running"), types.MapValueMust(types.StringType, map[string]attr.Value{"a": types.StringValue("b")})
 	got, err := SetScalars(ctx, v, &m)
@@ -107,11 +107,11 @@ func TestSetScalars(t *testing.T) {
 	}
 	want := tftypes.NewValue(strMap, map[string]tftypes.Value{"a": tftypes.NewValue(tftypes.String, "b")})
 	if !attrs["phase"].Equal(tftypes.NewValue(tftypes.String, "Running")) || !attrs["labels"].Equal(want) || !attrs["head"].Equal(headVal) {
-		t.Errorf("setScalars = %v; want phase Running, labels {a = b} and head untouched", got)
+		t.Errorf("SetScalars = %v; want phase Running, labels {a = b} and head untouched", got)
 	}
 	// A model value of the wrong type is an error, not a panic.
 	m.Labels = types.MapValueMust(types.Int64Type, map[string]attr.Value{"a": types.Int64Value(1)})
 	if _, err := SetScalars(ctx, v, &m); err == nil {
-		t.Error("setScalars wrote a map of numbers where the schema has a map of strings")
+		t.Error("SetScalars wrote a map of numbers where the schema has a map of strings")
 	}
 }

@@ -177,7 +177,7 @@ func TestParseIDs(t *testing.T) {
 	}
 	if !clusterscope.Same("tpu-cluster", "projects/p/locations/l/clusters/tpu-cluster") || clusterscope.Same("a", "b") ||
 		clusterscope.Same("projects/p/locations/l/clusters/c", "projects/q/locations/l/clusters/c") {
-		t.Error("sameCluster does not tell spellings of one cluster from different clusters")
+		t.Error("clusterscope.Same does not tell spellings of one cluster from different clusters")
 	}
 }
 

@@ -60,3 +60,17 @@ func TestReadProgressFollowsDispatch(t *testing.T) {
 		})
 	}
 }
+
+// An immutable ConfigMap keeps the job's files only when it holds the same names: an empty file renamed is another
+// file, which the apply must write (a comparison that read a missing key as "" once called the two the same).
+func TestKeepsFilesByName(t *testing.T) {
+	t.Parallel()
+	immutable := true
+	live := &corev1.ConfigMap{Immutable: &immutable, Data: map[string]string{"a.py": ""}}
+	if keepsFiles(live, &corev1.ConfigMap{Data: map[string]string{"b.py": ""}}) {
+		t.Error("a.py kept for b.py")
+	}
+	if !keepsFiles(live, &corev1.ConfigMap{Data: map[string]string{"a.py": ""}}) {
+		t.Error("the same files not kept")
+	}
+}

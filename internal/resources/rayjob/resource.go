@@ -453,7 +453,7 @@ func (r *rayJobResource) ValidateConfig(ctx context.Context, req resource.Valida
 	validateRayJob(&m, &resp.Diagnostics)
 }
 
-// knownRayJob decodes a RayJob configuration or plan with unknown values read as null (getKnown). One with nothing
+// knownRayJob decodes a RayJob configuration or plan with unknown values read as null (tfvalue.GetKnown). One with nothing
 // unknown (every job's configuration once its pool pair is applied, every unchanged job's plan) decodes without the
 // framework's reflection, which compiles a regexp per struct field and was a quarter of the provider's CPU in a plan.
 func knownRayJob(ctx context.Context, raw tftypes.Value, s tfsdk.Config) (rayJobModel, tfvalue.Unknowns, diag.Diagnostics) {

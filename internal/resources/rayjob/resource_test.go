@@ -479,7 +479,15 @@ func TestFillScalarsMatchesFramework(t *testing.T) {
 	ctx := context.Background()
 	var sr fwresource.SchemaResponse
 	(&rayJobResource{}).Schema(ctx, fwresource.SchemaRequest{}, &sr)
-	for name, m := range map[string]*rayJobModel{"tutorial": tutorialJob(), "empty": {}} {
+	str := func(s string) types.String { return types.StringValue(s) }
+	gpu := tutorialJob()
+	gpu.TPUWorkers = nil
+	gpu.GPUWorkers = &gpuWorkersModel{GroupName: str("gpu-group"), Accelerator: str("nvidia-h100-80gb"), GPUs: types.Int64Value(8),
+		Replicas: types.Int64Value(1), MinReplicas: types.Int64Value(0), MaxReplicas: types.Int64Value(2), CPU: str("8"), Memory: str("32Gi")}
+	gpu.Env = types.MapValueMust(types.StringType, map[string]attr.Value{"JAX_PLATFORMS": str("cuda")})
+	gpu.Labels = types.MapValueMust(types.StringType, map[string]attr.Value{"team": str("ml")})
+	gpu.WaitFor, gpu.ResubmitWhenDeleted = str("running"), types.BoolValue(true)
+	for name, m := range map[string]*rayJobModel{"tutorial": tutorialJob(), "gpu, env, labels, wait": gpu, "empty": {}} {
 		st := tfsdk.State{Schema: sr.Schema, Raw: tftypes.NewValue(sr.Schema.Type().TerraformType(ctx), nil)}
 		m.Timeouts = rayJobTimeoutsNull()
 		typedNulls(ctx, reflect.ValueOf(m).Elem(), sr.Schema, tftypes.NewAttributePath())
