@@ -269,6 +269,10 @@ func envVars(env map[string]string) []corev1.EnvVar {
 
 // expandRayJob builds the RayJob the tutorial's manifest (testdata/tutorial-rayjob.yaml) describes, from the resource's attributes.
 func expandRayJob(m *rayJobModel) (*rayv1.RayJob, error) {
+	if m.Head == nil {
+		// A state whose head a refresh read as gone (its ray-head container removed by hand): the plan replaces it.
+		return nil, fmt.Errorf("the job has no head")
+	}
 	w, err := m.workers()
 	if err != nil {
 		return nil, err
@@ -450,109 +454,6 @@ func timeValue(t *metav1.Time) types.String {
 		return types.StringValue("")
 	}
 	return types.StringValue(t.UTC().Format(time.RFC3339))
-}
-
-// flattenRayJobSpec reads a job's configuration back, for import: the reverse of expandRayJob. What Kueue and KubeRay
-// add to a job (injected node selectors, suspend, their annotations) is left out.
-func flattenRayJobSpec(m *rayJobModel, job *rayv1.RayJob, cm *corev1.ConfigMap) {
-	m.Namespace, m.Name = types.StringValue(job.Namespace), types.StringValue(job.Name)
-	m.Queue = types.StringNull()
-	if q := job.Labels[wellknown.QueueNameLabel]; q != "" {
-		m.Queue = types.StringValue(q)
-	}
-	m.Elastic = types.BoolValue(job.Annotations[wellknown.ElasticJobAnnotation] == "true")
-	labels, annotations := ownLabels(job.Labels), ownAnnotations(job.Annotations)
-	m.Labels, m.Annotations = tfvalue.MapValue(labels), tfvalue.MapValue(annotations)
-	spec := job.Spec
-	m.Entrypoint = types.StringValue(spec.Entrypoint)
-	m.ShutdownAfterJobFinishes = types.BoolValue(spec.ShutdownAfterJobFinishes)
-	m.RuntimeEnv = nil
-	if spec.RuntimeEnvYAML != "" {
-		var env struct {
-			Pip []string `json:"pip"`
-		}
-		if yaml.Unmarshal([]byte(spec.RuntimeEnvYAML), &env) == nil {
-			var pip []attr.Value
-			for _, p := range env.Pip {
-				pip = append(pip, types.StringValue(p))
-			}
-			m.RuntimeEnv = &runtimeEnvModel{Pip: types.ListValueMust(types.StringType, pip)}
-		}
-	}
-	rc := spec.RayClusterSpec
-	if rc == nil {
-		return
-	}
-	m.ComputeClass = types.StringNull()
-	if len(rc.WorkerGroupSpecs) > 0 {
-		m.ComputeClass = tolerationClass(rc.WorkerGroupSpecs[0].Template.Spec.Tolerations)
-	}
-	m.EnableInTreeAutoscaling = types.BoolValue(rc.EnableInTreeAutoscaling != nil && *rc.EnableInTreeAutoscaling)
-	head := rc.HeadGroupSpec.Template.Spec
-	m.Head = &headModel{NodeSelector: tfvalue.MapValue(head.NodeSelector)}
-	if len(head.Containers) > 0 {
-		hc := head.Containers[0]
-		m.Image = types.StringValue(hc.Image)
-		m.Head.CPU = types.StringValue(hc.Resources.Requests.Cpu().String())
-		m.Head.Memory = types.StringValue(hc.Resources.Requests.Memory().String())
-		env := map[string]string{}
-		for _, e := range hc.Env {
-			env[e.Name] = e.Value
-		}
-		m.Env = tfvalue.MapValue(env)
-		for _, vm := range hc.VolumeMounts {
-			if vm.Name == filesVolume {
-				m.FilesMountPath = types.StringValue(vm.MountPath)
-			}
-		}
-	}
-	for _, v := range head.Volumes {
-		if v.Name == filesVolume && v.ConfigMap != nil {
-			m.FilesConfigMap = types.StringValue(v.ConfigMap.Name)
-		}
-	}
-	if cm != nil {
-		m.Files = tfvalue.MapValue(cm.Data)
-	}
-	for _, g := range rc.WorkerGroupSpecs {
-		if len(g.Template.Spec.Containers) == 0 {
-			continue
-		}
-		wc := g.Template.Spec.Containers[0]
-		i64 := func(p *int32) types.Int64 {
-			if p == nil {
-				return types.Int64Value(0)
-			}
-			return types.Int64Value(int64(*p))
-		}
-		m.NumOfHosts = types.Int64Value(int64(g.NumOfHosts))
-		if gpus, ok := wc.Resources.Limits[wellknown.GPUResource]; ok {
-			m.GPUWorkers = &gpuWorkersModel{
-				GroupName:   types.StringValue(g.GroupName),
-				Accelerator: types.StringValue(g.Template.Spec.NodeSelector[wellknown.GPUAcceleratorLabel]),
-				GPUs:        types.Int64Value(gpus.Value()),
-				CPU:         types.StringValue(wc.Resources.Requests.Cpu().String()),
-				Memory:      types.StringValue(wc.Resources.Requests.Memory().String()),
-				Replicas:    i64(g.Replicas), MinReplicas: i64(g.MinReplicas), MaxReplicas: i64(g.MaxReplicas),
-			}
-			break
-		}
-		chips, ok := wc.Resources.Limits[wellknown.TPUResource]
-		if !ok {
-			continue
-		}
-		w := &tpuWorkersModel{
-			GroupName:    types.StringValue(g.GroupName),
-			Accelerator:  types.StringValue(g.Template.Spec.NodeSelector[wellknown.TPUAcceleratorLabel]),
-			Topology:     types.StringValue(g.Template.Spec.NodeSelector[wellknown.TPUTopologyLabel]),
-			ChipsPerNode: types.Int64Value(chips.Value()),
-			CPU:          types.StringValue(wc.Resources.Requests.Cpu().String()),
-			Memory:       types.StringValue(wc.Resources.Requests.Memory().String()),
-		}
-		w.Replicas, w.MinReplicas, w.MaxReplicas = i64(g.Replicas), i64(g.MinReplicas), i64(g.MaxReplicas)
-		m.TPUWorkers = w
-		break
-	}
 }
 
 // withSpecHash marks the job with a hash of what was submitted, so a retry after an interrupted apply can tell its

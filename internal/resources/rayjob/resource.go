@@ -203,8 +203,9 @@ func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, res
 			resp.Diagnostics.AddError(fmt.Sprintf("reading the files of RayJob (%s/%s)", ns, name), err.Error())
 			return
 		}
-		flattenRayJobSpec(&st, p.job, cm)
-		st.Drift = tfdrift.List(nil)
+		tfvalue.TakeChanged(&st, &rayJobModel{}, readJob(p.job))
+		st.Files = readFiles(cm)
+		st.Drift = tfdrift.List(importDrift(p.job))
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImporting, nil)...)
 		flattenJobStatus(&st.rayJobStatusModel, p)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
@@ -247,10 +248,7 @@ func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProg
 			return false, false, err
 		}
 		if cm == nil || !maps.Equal(cm.Data, tfvalue.StringMap(st.Files)) {
-			st.Files, changed = types.MapNull(types.StringType), true
-			if cm != nil {
-				st.Files = tfvalue.MapValue(cm.Data)
-			}
+			st.Files, changed = readFiles(cm), true
 		}
 	}
 	was := st.rayJobStatusModel

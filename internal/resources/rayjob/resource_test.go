@@ -121,11 +121,8 @@ func TestRuntimeEnvYAMLKeepsEachLine(t *testing.T) {
 // and reads back (import) as the gpu_workers it was made from.
 func TestGPUWorkersRoundTrip(t *testing.T) {
 	t.Parallel()
-	m := tutorialJob()
-	str := func(s string) types.String { return types.StringValue(s) }
-	gw := &gpuWorkersModel{GroupName: str("gpu-group"), Accelerator: str("nvidia-h100-80gb"), GPUs: types.Int64Value(8),
-		Replicas: types.Int64Value(1), MinReplicas: types.Int64Value(1), MaxReplicas: types.Int64Value(1), CPU: str("8"), Memory: str("64Gi")}
-	m.TPUWorkers, m.GPUWorkers = nil, gw
+	m := makeJob().GPU().Obj()
+	gw := m.GPUWorkers
 	job, err := expandRayJob(m)
 	if err != nil {
 		t.Fatal(err)
@@ -145,8 +142,7 @@ func TestGPUWorkersRoundTrip(t *testing.T) {
 	if diff := cmp.Diff([]string{wellknown.GPUResource, wellknown.QueuedTaint}, tolerated); diff != "" {
 		t.Errorf("tolerations (-want +got):\n%s", diff)
 	}
-	back := &rayJobModel{}
-	flattenRayJobSpec(back, job, nil)
+	back := readJob(job)
 	if back.TPUWorkers != nil || back.GPUWorkers == nil {
 		t.Fatalf("import read tpu_workers %v, gpu_workers %v; want gpu_workers only", back.TPUWorkers, back.GPUWorkers)
 	}
@@ -255,6 +251,18 @@ func TestReadSpec(t *testing.T) {
 		{name: "head memory limit", patch: func(j *rayv1.RayJob) {
 			head(j).Containers[0].Resources.Limits[corev1.ResourceMemory] = resource.MustParse("8Gi")
 		}, want: func(m *rayJobModel) { m.Head.Memory = str("8Gi") }},
+		{name: "head and worker image: the head's shows", patch: func(j *rayv1.RayJob) {
+			head(j).Containers[0].Image = "ray:head"
+			worker(j).Template.Spec.Containers[0].Image = "ray:worker"
+		}, want: func(m *rayJobModel) { m.Image = str("ray:head") }},
+		{name: "head container renamed", patch: func(j *rayv1.RayJob) { head(j).Containers[0].Name = "other" },
+			want: func(m *rayJobModel) { m.Head = nil }},
+		{name: "chips request alone", patch: func(j *rayv1.RayJob) {
+			worker(j).Template.Spec.Containers[0].Resources.Requests[wellknown.TPUResource] = resource.MustParse("8")
+		}, want: func(m *rayJobModel) { m.TPUWorkers.ChipsPerNode = types.Int64Value(8) }},
+		{name: "worker cpu limit alone", patch: func(j *rayv1.RayJob) {
+			worker(j).Template.Spec.Containers[0].Resources.Limits[corev1.ResourceCPU] = resource.MustParse("16")
+		}, want: func(m *rayJobModel) { m.TPUWorkers.CPU = str("16") }},
 		{name: "worker cpu", patch: func(j *rayv1.RayJob) {
 			worker(j).Template.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("4")
 		}, want: func(m *rayJobModel) { m.TPUWorkers.CPU = str("4") }},
@@ -369,6 +377,10 @@ func TestReadSpec(t *testing.T) {
 				cmpopts.IgnoreFields(rayJobModel{}, "Timeouts")); diff != "" {
 				t.Errorf("state after Read (-want +got):\n%s", diff)
 			}
+			// The next refresh reads the state this one wrote: a head read as gone made it dereference nil. (It
+			// need not read as unchanged: a job whose copies disagree, head and worker image say, is no job the
+			// state can make, and the drift attribute keeps its plan.)
+			readSpec(got, job)
 		})
 	}
 }
@@ -376,13 +388,7 @@ func TestReadSpec(t *testing.T) {
 // TestReadSpecGPU: the GPU worker group's fields are read back as the TPU group's are.
 func TestReadSpecGPU(t *testing.T) {
 	t.Parallel()
-	gpuJob := func() *rayJobModel {
-		m := tutorialJob()
-		m.TPUWorkers, m.GPUWorkers = nil, &gpuWorkersModel{GroupName: types.StringValue("gpu-group"), Accelerator: types.StringValue("nvidia-h100-80gb"),
-			GPUs: types.Int64Value(8), Replicas: types.Int64Value(1), MinReplicas: types.Int64Value(1), MaxReplicas: types.Int64Value(1),
-			CPU: types.StringValue("8"), Memory: types.StringValue("64Gi")}
-		return m
-	}
+	gpuJob := func() *rayJobModel { return makeJob().GPU().Obj() }
 	job, err := expandRayJob(gpuJob())
 	if err != nil {
 		t.Fatal(err)
