@@ -22,11 +22,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	k8stypes "k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8sfake "k8s.io/client-go/kubernetes/fake"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
@@ -153,18 +153,14 @@ func TestGPUWorkersRoundTrip(t *testing.T) {
 
 func TestFlattenJobStatus(t *testing.T) {
 	t.Parallel()
-	admitted := &kueue.Workload{
-		ObjectMeta: metav1.ObjectMeta{Name: "rayjob-x-1"},
-		Status: kueue.WorkloadStatus{
-			Conditions: []metav1.Condition{{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue}},
-			Admission: &kueue.Admission{PodSetAssignments: []kueue.PodSetAssignment{
-				{Name: "head", Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{"cpu": "default-cpu"}},
-				{Name: "tpu-group", Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{"cpu": "dws", "google.com/tpu": "dws"}},
-			}},
-			AdmissionChecks: []kueue.AdmissionCheckState{{Name: "dws-prov", State: kueue.CheckStateReady}},
-		},
-	}
-	pending := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: "rayjob-x-2"}}
+	admitted := utiltesting.MakeWorkload("rayjob-x-1", "").
+		Condition(metav1.Condition{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue}).
+		Admission(utiltesting.MakeAdmission("").PodSets(
+			utiltesting.MakePodSetAssignment("head").Flavor(corev1.ResourceCPU, "default-cpu").Obj(),
+			utiltesting.MakePodSetAssignment("tpu-group").Flavor(corev1.ResourceCPU, "dws").Flavor(wellknown.TPUResource, "dws").Obj(),
+		).Obj()).
+		AdmissionCheck(kueue.AdmissionCheckState{Name: "dws-prov", State: kueue.CheckStateReady}).Obj()
+	pending := utiltesting.MakeWorkload("rayjob-x-2", "").Obj()
 	cases := []struct {
 		name              string
 		job               *rayv1.RayJob
@@ -447,9 +443,7 @@ func TestNoNodeForClassPods(t *testing.T) {
 // owner, so the destroy still waits for them; another job's Workloads are not its.
 func TestOrphanedWorkloadOwner(t *testing.T) {
 	wl := func(name, owner, uid string) *kueue.Workload {
-		return &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default",
-			Labels:          map[string]string{wellknown.JobUIDLabel: uid},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayJob", Name: owner, UID: k8stypes.UID(uid)}}}}
+		return utiltesting.MakeWorkload(name, "default").JobUID(uid).OwnerReference(rayv1.GroupVersion.WithKind("RayJob"), owner, uid).Obj()
 	}
 	c := &kube.Clients{Host: "https://k", Kueue: kueuefake.NewSimpleClientset(wl("rayjob-a-1", "a", "uid-a"), wl("rayjob-b-1", "b", "uid-b"))}
 	for name, want := range map[string]string{"a": "uid-a", "b": "uid-b", "c": ""} {
