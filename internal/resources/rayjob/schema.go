@@ -161,7 +161,7 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Optional:            true,
 				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				MarkdownDescription: "The TPU worker group (this or `gpu_workers`): one replica is one slice of `num_of_hosts` nodes, each with `chips_per_node` chips, tolerating the TPU and `cloud.google.com/gke-queued` taints and selecting the slice's accelerator and topology. Wire `accelerator`, `topology` and `chips_per_node` from a `dwsfallback_tpu_pool_pair`.",
-				Attributes: map[string]schema.Attribute{
+				Attributes: withSizing("slices", "16Gi", map[string]schema.Attribute{
 					"group_name": schema.StringAttribute{
 						Optional:            true,
 						Computed:            true,
@@ -182,44 +182,13 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 						Validators:          []validator.Int64{int64validator.OneOf(1, 4, 8)},
 						MarkdownDescription: "TPU chips per node (`google.com/tpu` per worker pod): 1, 4 or 8.",
 					},
-					"replicas": schema.Int64Attribute{
-						Optional:            true,
-						Computed:            true,
-						Default:             int64default.StaticInt64(1),
-						Validators:          []validator.Int64{int64validator.AtLeast(0)},
-						MarkdownDescription: "Slices to start with (default 1).",
-					},
-					"min_replicas": schema.Int64Attribute{
-						Optional:            true,
-						Computed:            true,
-						Default:             int64default.StaticInt64(1),
-						Validators:          []validator.Int64{int64validator.AtLeast(0)},
-						MarkdownDescription: "Fewest slices (default 1).",
-					},
-					"max_replicas": schema.Int64Attribute{
-						Optional:            true,
-						Computed:            true,
-						Default:             int64default.StaticInt64(1),
-						Validators:          []validator.Int64{int64validator.AtLeast(1)},
-						MarkdownDescription: "Most slices, for elastic jobs (default 1).",
-					},
-					"cpu": schema.StringAttribute{
-						Required:            true,
-						Validators:          []validator.String{quantityValidator()},
-						MarkdownDescription: "CPU per worker pod, e.g. `8`.",
-					},
-					"memory": schema.StringAttribute{
-						Required:            true,
-						Validators:          []validator.String{quantityValidator()},
-						MarkdownDescription: "Memory per worker pod, e.g. `16Gi`.",
-					},
-				},
+				}),
 			},
 			"gpu_workers": schema.SingleNestedAttribute{
 				Optional:            true,
 				PlanModifiers:       []planmodifier.Object{objectplanmodifier.RequiresReplace()},
 				MarkdownDescription: "The GPU worker group (this or `tpu_workers`): one replica is one pod on one node with `gpus` GPUs, tolerating the `nvidia.com/gpu` and `cloud.google.com/gke-queued` taints and selecting the GPU type (`cloud.google.com/gke-accelerator`). Wire `accelerator` and `gpus` from a `dwsfallback_gpu_pool_pair`.",
-				Attributes: map[string]schema.Attribute{
+				Attributes: withSizing("workers", "64Gi", map[string]schema.Attribute{
 					"group_name": schema.StringAttribute{
 						Optional:            true,
 						Computed:            true,
@@ -235,38 +204,7 @@ func (r *rayJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 						Validators:          []validator.Int64{int64validator.Between(1, 16)},
 						MarkdownDescription: "GPUs per worker pod (`nvidia.com/gpu`), e.g. 8 for a whole `a3-highgpu-8g` (the pool pair's `gpus_per_node`).",
 					},
-					"replicas": schema.Int64Attribute{
-						Optional:            true,
-						Computed:            true,
-						Default:             int64default.StaticInt64(1),
-						Validators:          []validator.Int64{int64validator.AtLeast(0)},
-						MarkdownDescription: "Workers to start with (default 1).",
-					},
-					"min_replicas": schema.Int64Attribute{
-						Optional:            true,
-						Computed:            true,
-						Default:             int64default.StaticInt64(1),
-						Validators:          []validator.Int64{int64validator.AtLeast(0)},
-						MarkdownDescription: "Fewest workers (default 1).",
-					},
-					"max_replicas": schema.Int64Attribute{
-						Optional:            true,
-						Computed:            true,
-						Default:             int64default.StaticInt64(1),
-						Validators:          []validator.Int64{int64validator.AtLeast(1)},
-						MarkdownDescription: "Most workers, for elastic jobs (default 1).",
-					},
-					"cpu": schema.StringAttribute{
-						Required:            true,
-						Validators:          []validator.String{quantityValidator()},
-						MarkdownDescription: "CPU per worker pod, e.g. `8`.",
-					},
-					"memory": schema.StringAttribute{
-						Required:            true,
-						Validators:          []validator.String{quantityValidator()},
-						MarkdownDescription: "Memory per worker pod, e.g. `64Gi`.",
-					},
-				},
+				}),
 			},
 			"num_of_hosts": schema.Int64Attribute{
 				Computed:            true,
@@ -347,4 +285,31 @@ func oneLine(s string) error {
 		return fmt.Errorf("%q must be one non-empty line, as in a requirements file", s)
 	}
 	return nil
+}
+
+// withSizing adds to a worker kind's own attributes the ones both kinds share: how many replicas (slices of TPU
+// hosts, or single GPU workers: the unit) and what each worker pod requests.
+func withSizing(unit, memoryExample string, attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	count := func(least int64, desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{
+			Optional:            true,
+			Computed:            true,
+			Default:             int64default.StaticInt64(1),
+			Validators:          []validator.Int64{int64validator.AtLeast(least)},
+			MarkdownDescription: desc,
+		}
+	}
+	quantity := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{
+			Required:            true,
+			Validators:          []validator.String{quantityValidator()},
+			MarkdownDescription: desc,
+		}
+	}
+	attrs["replicas"] = count(0, strings.ToUpper(unit[:1])+unit[1:]+" to start with (default 1).")
+	attrs["min_replicas"] = count(0, "Fewest "+unit+" (default 1).")
+	attrs["max_replicas"] = count(1, "Most "+unit+", for elastic jobs (default 1).")
+	attrs["cpu"] = quantity("CPU per worker pod, e.g. `8`.")
+	attrs["memory"] = quantity("Memory per worker pod, e.g. `" + memoryExample + "`.")
+	return attrs
 }
