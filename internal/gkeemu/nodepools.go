@@ -155,9 +155,13 @@ func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 		return e
 	}
 	consumes := np.Config.GetReservationAffinity().GetConsumeReservationType()
-	consumesReservation := consumes == containerpb.ReservationAffinity_ANY_RESERVATION || consumes == containerpb.ReservationAffinity_SPECIFIC_RESERVATION
-	if consumes == containerpb.ReservationAffinity_SPECIFIC_RESERVATION && np.Config.ReservationAffinity.Key == "" {
-		return invalid("Reservation affinity SPECIFIC_RESERVATION requires a key and values naming the reservation.")
+	consumesReservation := consumes != containerpb.ReservationAffinity_UNSPECIFIED && consumes != containerpb.ReservationAffinity_NO_RESERVATION
+	if consumes == containerpb.ReservationAffinity_SPECIFIC_RESERVATION &&
+		(np.Config.ReservationAffinity.Key != reservationNameKey || len(np.Config.ReservationAffinity.Values) != 1) {
+		return invalid("Reservation affinity SPECIFIC_RESERVATION requires key %q and one value naming the reservation.", reservationNameKey)
+	}
+	if e := validateMaxRunDuration(np.Name, np.Config.GetMaxRunDuration(), np.Config.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled()); e != nil {
+		return e
 	}
 	if np.Config.GetFlexStart() {
 		if consumesReservation {
@@ -175,7 +179,8 @@ func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 			return invalid("Queued provisioning requires the initial node count to be 0, got %d.", np.InitialNodeCount)
 		}
 		if consumesReservation {
-			return invalid("Queued provisioning node pools cannot consume reservations; set reservation affinity to NO_RESERVATION.")
+			// GKE's words (terraform-provider-google#18341).
+			return invalid("Queued_provisioning requires reservation affinity to be set to none.")
 		}
 	}
 	return nil
@@ -309,6 +314,9 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 		return nil, errorf(codes.FailedPrecondition, "Cluster %s is not ready: its status is %s.", c.pb.Name, c.pb.Status)
 	}
 	if e := s.validateNodePool(np); e != nil {
+		return nil, e
+	}
+	if e := s.checkReservation(c, np); e != nil {
 		return nil, e
 	}
 	s.fillNodePool(c, np)
@@ -493,6 +501,12 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 		set(req.Taints != nil, func() { cfg.Taints = req.Taints.GetTaints() })
 		set(req.Tags != nil, func() { cfg.Tags = req.Tags.GetTags() })
 		set(req.GcfsConfig != nil, func() { cfg.GcfsConfig = req.GcfsConfig })
+		if req.MaxRunDuration != nil {
+			if e := validateMaxRunDuration(np.Name, req.MaxRunDuration, cfg.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled()); e != nil {
+				return nil, e
+			}
+			set(true, func() { cfg.MaxRunDuration = req.MaxRunDuration })
+		}
 		set(req.UpgradeSettings != nil, func() {
 			np.UpgradeSettings = req.UpgradeSettings
 			if cfg.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled() {

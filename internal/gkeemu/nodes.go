@@ -36,6 +36,11 @@ type poolTarget struct {
 	running    bool
 	// gpuTaint: GKE taints GPU nodes only in a cluster that also has a node pool without GPUs.
 	gpuTaint bool
+	// reservation is the reservation the pool consumes (zone/name), "" for none; reservationRoom is how many more
+	// nodes it can give; a pool that names a reservation that is gone has none.
+	reservation     string
+	reservationRoom int
+	reserved        bool
 }
 
 func (t poolTarget) key() string { return t.clusterKey + "/nodePools/" + t.pool }
@@ -61,6 +66,10 @@ func (s *Server) poolTargets() []poolTarget {
 				minNodes: int(np.GetAutoscaling().GetMinNodeCount()), maxNodes: int(np.GetAutoscaling().GetMaxNodeCount()),
 				running:  c.pb.Status == containerpb.Cluster_RUNNING || c.pb.Status == containerpb.Cluster_RECONCILING,
 				gpuTaint: gpuTaint,
+			}
+			t.reservationRoom, t.reserved = s.reservationRoomLocked(c, np)
+			if r := s.consumedReservationLocked(c, np); r != nil {
+				t.reservation = r.key()
 			}
 			if np.GetAutoscaling().GetTotalMaxNodeCount() > 0 {
 				t.minNodes, t.maxNodes = int(np.Autoscaling.TotalMinNodeCount), int(np.Autoscaling.TotalMaxNodeCount)

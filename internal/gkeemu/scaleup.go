@@ -110,6 +110,8 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 		}
 	}
 	added := map[string]int{}
+	// Nodes added in this pass to pools that draw on one reservation, by reservation.
+	reservedAdded := map[string]int{}
 	triggered := map[string][]*corev1.Pod{}
 	byKey := map[string]poolTarget{}
 	// A capacity check no pending pod waits on any more (its job went away) ends: the next pod starts a new one.
@@ -157,7 +159,10 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 				why["in backoff after failed scale-up"]++
 				continue
 			}
-			if a.emu.For(t.clusterName).ScaleUpStockedOut(t.pool) {
+			// A full reservation gives the pool no VM, as a zone out of capacity does: the pod waits, and Kueue's
+			// flavor quota should keep the job off the pool before that.
+			reservationFull := t.reserved && reservedAdded[t.reservation]+t.sliceNodes > t.reservationRoom
+			if reservationFull || a.emu.For(t.clusterName).ScaleUpStockedOut(t.pool) {
 				if a.checkingCapacity(c, now) {
 					if _, told := a.capacityChecks[t.key()]; !told {
 						a.capacityChecks[t.key()] = now
@@ -174,6 +179,7 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 			a.clearBackoff(t.key())
 			byKey[t.key()] = t
 			added[t.key()] += t.sliceNodes
+			reservedAdded[t.reservation] += t.sliceNodes
 			proto := newNode(t, "probe", "")
 			for i := 0; i < t.sliceNodes; i++ {
 				room[t.key()] = append(room[t.key()], &free{pool: t.key(), avail: proto.Status.Allocatable.DeepCopy()})

@@ -62,6 +62,8 @@ type Server struct {
 	issued          map[string]time.Time
 	// extraAdmin are admin routes of what runs beside the emulator (the local stack's restarts), by name.
 	extraAdmin map[string]http.Handler
+	// reservations are the Compute Engine reservations pools may consume, by zone/name.
+	reservations map[string]*Reservation
 }
 
 type cluster struct {
@@ -129,11 +131,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		h := s.extraAdmin[strings.TrimPrefix(r.URL.Path, adminPrefix)]
 		s.mu.Unlock()
-		if h != nil {
+		switch {
+		case h != nil:
 			h.ServeHTTP(w, r)
-			return
+		case r.URL.Path == adminPrefix+"reservations":
+			s.serveReservations(w, r)
+		default:
+			s.serveAdmin(w, r)
 		}
-		s.serveAdmin(w, r)
 		return
 	}
 	if r.URL.Path == TokenPath {

@@ -1,0 +1,193 @@
+package gkeemu
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+// Reservation is a Compute Engine specific reservation of VMs of one machine type in one zone, as a node pool with
+// reservation affinity SPECIFIC_RESERVATION consumes it: GKE gives such a pool nodes up
+// to the reservation's count, and no more. Project empty matches pools of any project. (ANY_RESERVATION_THEN_FAIL
+// pools are not capped here yet.)
+type Reservation struct {
+	Project     string `json:"project,omitempty"`
+	Zone        string `json:"zone"`
+	Name        string `json:"name"`
+	MachineType string `json:"machineType"`
+	Count       int    `json:"count"`
+	// InUse is how many nodes of the emulated pools consume it now (Compute's specificReservation.inUseCount).
+	InUse int `json:"inUseCount"`
+}
+
+func (r Reservation) key() string { return r.Zone + "/" + r.Name }
+
+// reservationKey is the key of the value of a pool's reservation affinity in zone, with the owner project the value
+// names ("" for the pool's own). GKE takes RESERVATION, projects/OWNER/reservations/RESERVATION (a shared one), and
+// either followed by /reservationBlocks/BLOCK[/reservationSubBlocks/SUB]; blocks draw on their reservation's count.
+func reservationKey(value, zone string) (key, project, name string) {
+	name = value
+	if rest, ok := strings.CutPrefix(value, "projects/"); ok {
+		if p, r, ok := strings.Cut(rest, "/reservations/"); ok {
+			project, name = p, r
+		}
+	}
+	name, _, _ = strings.Cut(name, "/reservationBlocks/")
+	return zone + "/" + name, project, name
+}
+
+// AddReservation makes (or resizes) a reservation, as `gcloud compute reservations create` does.
+func (s *Server) AddReservation(r Reservation) error {
+	switch {
+	case r.Name == "" || r.Zone == "" || r.MachineType == "":
+		return fmt.Errorf(`a reservation needs "name", "zone" and "machineType", got %+v`, r)
+	case r.Count < 1 || r.Count > 1000:
+		return fmt.Errorf("the count of reservation %s must be an int in the range [1, 1000], got %d", r.Name, r.Count)
+	}
+	r.InUse = 0
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reservations == nil {
+		s.reservations = map[string]*Reservation{}
+	}
+	s.reservations[r.key()] = &r
+	return nil
+}
+
+// Reservations are the emulator's reservations with the nodes in use of each, by zone and name.
+func (s *Server) Reservations() []Reservation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	use := s.reservationUseLocked()
+	out := make([]Reservation, 0, len(s.reservations))
+	for k, r := range s.reservations {
+		v := *r
+		v.InUse = use[k]
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
+	return out
+}
+
+// consumedReservation is the reservation a pool of cluster c draws its nodes from, nil for a pool that consumes none
+// or one that is gone.
+func (s *Server) consumedReservationLocked(c *cluster, np *containerpb.NodePool) *Reservation {
+	ra := np.GetConfig().GetReservationAffinity()
+	if ra.GetConsumeReservationType() != containerpb.ReservationAffinity_SPECIFIC_RESERVATION || len(ra.GetValues()) == 0 {
+		return nil
+	}
+	for _, zone := range poolZones(c, np) {
+		key, project, _ := reservationKey(ra.Values[0], zone)
+		if r := s.reservations[key]; r != nil && (project == "" || r.Project == "" || r.Project == project) {
+			return r
+		}
+	}
+	return nil
+}
+
+// reservationUseLocked counts, per reservation, the nodes of the pools that consume it.
+func (s *Server) reservationUseLocked() map[string]int {
+	use := map[string]int{}
+	for _, c := range s.clusters {
+		for _, np := range c.pb.NodePools {
+			if r := s.consumedReservationLocked(c, np); r != nil {
+				use[r.key()] += c.nodeCounts[np.Name]
+			}
+		}
+	}
+	return use
+}
+
+func poolZones(c *cluster, np *containerpb.NodePool) []string {
+	if len(np.GetLocations()) > 0 {
+		return np.Locations
+	}
+	if len(c.pb.GetLocations()) > 0 {
+		return c.pb.Locations
+	}
+	return []string{c.pb.Location}
+}
+
+// checkReservation is GKE's check, when a pool is created, of the reservation it names: it must exist in the pool's
+// zone (GKE's 404, as GKE words it: "Google Compute Engine: reservation "R" not found for node pool "NP" at zone
+// "Z"."), and reserve the pool's machine type. GKE's words for a reservation of another machine type are not on
+// record; the refusal is GKE's 400 shape with the facts in it.
+func (s *Server) checkReservation(c *cluster, np *containerpb.NodePool) *apiError {
+	ra := np.GetConfig().GetReservationAffinity()
+	if ra.GetConsumeReservationType() != containerpb.ReservationAffinity_SPECIFIC_RESERVATION {
+		return nil
+	}
+	r := s.consumedReservationLocked(c, np)
+	zones := poolZones(c, np)
+	if r == nil {
+		return errorf(codes.NotFound, "Google Compute Engine: reservation %q not found for node pool %q at zone %q.", ra.Values[0], np.Name, zones[0])
+	}
+	if r.MachineType != np.GetConfig().GetMachineType() {
+		return invalid("Google Compute Engine: reservation %q at zone %q reserves machine type %s, not %s of node pool %q.",
+			ra.Values[0], r.Zone, r.MachineType, np.GetConfig().GetMachineType(), np.Name)
+	}
+	return nil
+}
+
+// reservationRoomLocked is how many more nodes the reservation a pool consumes can give it; capped is false for a
+// pool that consumes no reservation (on-demand capacity, or ANY_RESERVATION, which falls back to it).
+func (s *Server) reservationRoomLocked(c *cluster, np *containerpb.NodePool) (room int, capped bool) {
+	r := s.consumedReservationLocked(c, np)
+	if r == nil {
+		return 0, np.GetConfig().GetReservationAffinity().GetConsumeReservationType() == containerpb.ReservationAffinity_SPECIFIC_RESERVATION
+	}
+	return r.Count - s.reservationUseLocked()[r.key()], true
+}
+
+// serveReservations answers the admin API: POST makes a reservation, GET lists them with their use.
+func (s *Server) serveReservations(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(s.Reservations())
+		return
+	}
+	var res Reservation
+	if err := json.NewDecoder(r.Body).Decode(&res); err != nil {
+		writeError(w, invalid(`reservations wants {"name": NAME, "zone": ZONE, "machineType": TYPE, "count": VMS}: %v`, err))
+		return
+	}
+	if err := s.AddReservation(res); err != nil {
+		writeError(w, invalid("%v", err))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// reservationNameKey is the one key GKE's reservation affinity takes for a specific reservation.
+const reservationNameKey = "compute.googleapis.com/reservation-name"
+
+// flexStartMaxRun is how long a VM that DWS provisions runs at most (GKE docs, concepts/dws: flex-start VMs and
+// queued provisioning "can run for up to seven days").
+const flexStartMaxRun = 7 * 24 * time.Hour
+
+// validateMaxRunDuration refuses a run limit that is not positive, or that is longer than flex-start VMs run. GKE's
+// words for the second are not on record; the refusal is its 400 shape for a field's value.
+func validateMaxRunDuration(pool string, d *durationpb.Duration, dws bool) *apiError {
+	if d == nil {
+		return nil
+	}
+	switch v := d.AsDuration(); {
+	case v <= 0:
+		return invalid("Invalid value for field 'nodePool.config.maxRunDuration': %q. Must be positive.", protoDuration(d))
+	case dws && v > flexStartMaxRun:
+		return invalid("Invalid value for field 'nodePool.config.maxRunDuration': %q. Node pool %s gets its VMs from the Dynamic Workload Scheduler, which runs them for at most 7 days (604800s).", protoDuration(d), pool)
+	}
+	return nil
+}
+
+func protoDuration(d *durationpb.Duration) string {
+	return strconv.FormatFloat(d.AsDuration().Seconds(), 'f', -1, 64) + "s"
+}

@@ -1,0 +1,124 @@
+package gkeemu
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
+)
+
+const resLoc = "/v1/projects/p/locations/us-east5-b/clusters/c/nodePools"
+
+// reservedPool is a create request of a 4x4 ct6e pool (4 nodes a slice) that consumes reservation value.
+func reservedPool(name, value string, maxNodes int) string {
+	return fmt.Sprintf(`{"nodePool":{"name":%q,"config":{"machineType":"ct6e-standard-4t","reservationAffinity":{
+	  "consumeReservationType":"SPECIFIC_RESERVATION","key":"compute.googleapis.com/reservation-name","values":[%q]}},
+	  "placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":%d}}}`, name, value, maxNodes)
+}
+
+func serve(t *testing.T, emu *Server, method, path, body string) (int, string) {
+	t.Helper()
+	w := httptest.NewRecorder()
+	emu.ServeHTTP(w, httptest.NewRequest(method, path, strings.NewReader(body)))
+	emu.Settle()
+	return w.Code, w.Body.String()
+}
+
+func TestReservationRules(t *testing.T) {
+	t.Parallel()
+	emu := New(Options{})
+	if code, body := serve(t, emu, "POST", "/v1/projects/p/locations/us-east5-b/clusters", `{"cluster":{"name":"c","initialNodeCount":1}}`); code != 200 {
+		t.Fatalf("create cluster: %d %s", code, body)
+	}
+	for _, body := range []string{
+		`{"name":"tpu-res","zone":"us-east5-b","machineType":"ct6e-standard-4t","count":8}`,
+		`{"name":"cpu-res","zone":"us-east5-b","machineType":"n2-standard-8","count":2}`,
+	} {
+		if code, out := serve(t, emu, "POST", "/emulator/v1/reservations", body); code != http.StatusNoContent {
+			t.Fatalf("admin API: %d %s", code, out)
+		}
+	}
+	for _, tc := range []struct {
+		name, body string
+		code       int
+		want       string
+	}{
+		{"missing", reservedPool("a", "nope", 4), 404, `Google Compute Engine: reservation "nope" not found for node pool "a" at zone "us-east5-b".`},
+		{"other zone's", reservedPool("a", "projects/p/reservations/elsewhere", 4), 404, "not found"},
+		{"other machine type", reservedPool("a", "cpu-res", 4), 400, "reserves machine type n2-standard-8, not ct6e-standard-4t"},
+		{"no value", strings.Replace(reservedPool("a", "x", 4), `"values":["x"]`, `"values":[]`, 1), 400, "one value naming the reservation"},
+		{"queued on a reservation", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","reservationAffinity":{"consumeReservationType":"ANY_RESERVATION"}},
+		  "placementPolicy":{"tpuTopology":"4x4"},"queuedProvisioning":{"enabled":true},"autoscaling":{"enabled":true,"maxNodeCount":4}}}`, 400,
+			"Queued_provisioning requires reservation affinity to be set to none."},
+		{"run limit over 7 days", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","flexStart":true,"maxRunDuration":"604801s"},
+		  "placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":4}}}`, 400, "at most 7 days (604800s)"},
+		{"run limit not a duration", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","maxRunDuration":"4h"}}}`, 400, "Invalid JSON payload"},
+		{"shared reservation by path, of a block", reservedPool("od", "projects/p/reservations/tpu-res/reservationBlocks/b1", 12), 200, ""},
+	} {
+		code, body := serve(t, emu, "POST", resLoc, tc.body)
+		var e struct{ Error struct{ Message string } }
+		_ = json.Unmarshal([]byte(body), &e)
+		if code != tc.code || !strings.Contains(e.Error.Message, tc.want) {
+			t.Errorf("%s: got %d %s, want %d containing %q", tc.name, code, body, tc.code, tc.want)
+		}
+	}
+	if code, body := serve(t, emu, "PUT", resLoc+"/od", `{"maxRunDuration":"3600s"}`); code != 200 {
+		t.Errorf("update of the run limit: %d %s", code, body)
+	}
+	if got := emu.Reservations(); len(got) != 2 || got[1].Name != "tpu-res" || got[1].InUse != 0 {
+		t.Errorf("Reservations() = %+v, want tpu-res with none in use", got)
+	}
+}
+
+// TestReservationCapsScaleUp: a pool on a reservation of 2 slices gets 2 slices, and the pods of a third wait, as GKE
+// gives no VM past the reservation's count.
+func TestReservationCapsScaleUp(t *testing.T) {
+	t.Parallel()
+	emu := New(Options{})
+	serve(t, emu, "POST", "/v1/projects/p/locations/us-east5-b/clusters", `{"cluster":{"name":"c","initialNodeCount":1}}`)
+	if err := emu.AddReservation(Reservation{Name: "tpu-res", Zone: "us-east5-b", MachineType: "ct6e-standard-4t", Count: 8}); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := serve(t, emu, "POST", resLoc, reservedPool("od", "tpu-res", 12)); code != 200 {
+		t.Fatalf("create pool: %d %s", code, body)
+	}
+	rec := record.NewFakeRecorder(100)
+	a := &Autoscaler{emu: emu, recorder: rec, opts: AutoscalerOptions{TimeScale: 1},
+		backoffs: map[string]*poolBackoff{}, ruleBackoffs: map[string]time.Time{}, capacityChecks: map[string]time.Time{}}
+	var pods []*corev1.Pod
+	for i := range 12 { // three slices' worth: one pod a node
+		pods = append(pods, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("worker-%02d", i), CreationTimestamp: metav1.NewTime(time.Unix(int64(i), 0))},
+			Spec: corev1.PodSpec{
+				Tolerations: []corev1.Toleration{{Key: wellknown.TPUResource, Operator: corev1.TolerationOpExists}},
+				Containers:  []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{wellknown.TPUResource: resource.MustParse("4")}}}},
+			}})
+	}
+	var od poolTarget
+	for _, tg := range emu.poolTargets() {
+		if tg.pool == "od" {
+			od = tg
+		}
+	}
+	a.scaleUp([]poolTarget{od}, nil, nil, pods, nil)
+	var events []string
+	for len(rec.Events) > 0 {
+		events = append(events, <-rec.Events)
+	}
+	joined := strings.Join(events, "\n")
+	if !strings.Contains(joined, "0->8 (max: 12)") || !strings.Contains(joined, "Warning FailedScaleUp") {
+		t.Errorf("events:\n%s\nwant a scale-up to 8 nodes (the reservation) and a failed one for the third slice", joined)
+	}
+	if got := emu.Reservations(); got[0].InUse != 8 {
+		t.Errorf("in use = %d, want 8", got[0].InUse)
+	}
+}
