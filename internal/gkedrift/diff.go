@@ -26,7 +26,7 @@ func Diff(want, have proto.Message, zeros ...string) []string {
 func diff(want, have protoreflect.Message, prefix string, zeros []string, out *[]string) {
 	want.Range(func(fd protoreflect.FieldDescriptor, w protoreflect.Value) bool {
 		path := prefix + fd.JSONName()
-		if fd.Message() != nil && !fd.IsList() && !fd.IsMap() {
+		if nested(fd) {
 			if !have.Has(fd) {
 				*out = append(*out, path)
 				return true
@@ -44,6 +44,12 @@ func diff(want, have protoreflect.Message, prefix string, zeros []string, out *[
 			*out = append(*out, prefix+fd.JSONName())
 		}
 	}
+}
+
+// nested says whether a field is a message Diff compares field by field: not a list or map, and not one of
+// protobuf's well-known types (a Duration such as config.maxRunDuration), which GKE's JSON writes as one value.
+func nested(fd protoreflect.FieldDescriptor) bool {
+	return fd.Message() != nil && !fd.IsList() && !fd.IsMap() && fd.Message().ParentFile().Package() != "google.protobuf"
 }
 
 // unsetZeros are the fields of m, under prefix, that m leaves at zero and that zeros names.
@@ -102,7 +108,7 @@ func Leaves(m proto.Message, zeros ...string) []string {
 	var walk func(protoreflect.Message, string)
 	walk = func(m protoreflect.Message, prefix string) {
 		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Message() != nil && !fd.IsList() && !fd.IsMap() {
+			if nested(fd) {
 				walk(v.Message(), prefix+fd.JSONName()+".")
 				return true
 			}

@@ -1,11 +1,14 @@
 package gkedrift
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 func pool() *containerpb.NodePool {
@@ -77,5 +80,18 @@ func TestLeaves(t *testing.T) {
 		"config.oauthScopes", "name", "placementPolicy.tpuTopology"}
 	if diff := cmp.Diff(want, Leaves(pool())); diff != "" {
 		t.Errorf("Leaves (-want +got):\n%s", diff)
+	}
+}
+
+// A Duration is one value in GKE's JSON, and so one field of the drift: config.maxRunDuration, not its seconds.
+func TestDiffDurationWhole(t *testing.T) {
+	t.Parallel()
+	want := &containerpb.NodePool{Config: &containerpb.NodeConfig{MaxRunDuration: durationpb.New(time.Hour)}}
+	have := &containerpb.NodePool{Config: &containerpb.NodeConfig{MaxRunDuration: durationpb.New(2 * time.Hour)}}
+	if got := Diff(want, have); !slices.Equal(got, []string{"config.maxRunDuration"}) {
+		t.Errorf("Diff = %v, want [config.maxRunDuration]", got)
+	}
+	if got := Leaves(want); !slices.Equal(got, []string{"config.maxRunDuration"}) {
+		t.Errorf("Leaves = %v, want [config.maxRunDuration]", got)
 	}
 }

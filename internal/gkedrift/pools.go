@@ -50,7 +50,7 @@ func Pools(baselines map[string]*containerpb.NodePool, live ...*containerpb.Node
 }
 
 // inPlaceFields are the fields of a pool GKE changes without recreating it, each by the call Update repairs it with.
-var inPlaceFields = []string{"autoscaling", "management", "upgradeSettings", "config.labels", "config.taints"}
+var inPlaceFields = []string{"autoscaling", "management", "upgradeSettings", "config.labels", "config.taints", "config.maxRunDuration"}
 
 // InPlace says whether GKE changes the field at path in place, without a new pool.
 func InPlace(path string) bool { return Under(path, inPlaceFields...) }
@@ -91,7 +91,7 @@ func ByPool(drift []string) (pools []string, fields map[string][]string) {
 }
 
 // InPlaceRepairs are the calls that set again, on the pool named name, the fields GKE changes in place where have
-// differs from want: autoscaling, management, upgrade settings, node labels and taints.
+// differs from want: autoscaling, management, upgrade settings, node labels and taints, and the run limit.
 func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.NodePool) []func(context.Context) (*containerpb.Operation, error) {
 	diff := Diff(want, have, ZeroFields...)
 	differs := func(field string) bool {
@@ -108,7 +108,7 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 			return client.API().SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: name, Management: want.GetManagement()})
 		})
 	}
-	if differs("upgradeSettings") || differs("config.labels") || differs("config.taints") {
+	if differs("upgradeSettings") || differs("config.labels") || differs("config.taints") || differs("config.maxRunDuration") {
 		u := &containerpb.UpdateNodePoolRequest{Name: name}
 		if differs("upgradeSettings") {
 			u.UpgradeSettings = want.GetUpgradeSettings()
@@ -118,6 +118,9 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 		}
 		if differs("config.taints") {
 			u.Taints = &containerpb.NodeTaints{Taints: want.GetConfig().GetTaints()}
+		}
+		if differs("config.maxRunDuration") {
+			u.MaxRunDuration = want.GetConfig().GetMaxRunDuration()
 		}
 		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
 	}

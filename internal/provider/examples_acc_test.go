@@ -3,6 +3,7 @@ package provider
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +63,36 @@ func TestAccExamples_cleanAfterApply(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAccExamples_reservationFallback: with a reservation of 2 slices, examples/reservation-fallback runs the first
+// two jobs on it and the third on DWS, and plans nothing after the apply.
+func TestAccExamples_reservationFallback(t *testing.T) {
+	requireStack(t)
+	addReservation(t, "example-tpu-reservation", 8)
+	tf := exampleRun(t, "reservation-fallback")
+	vars := []string{"-var", "cluster=" + createRayCluster(t, "example-reservation").String(), "-var", "reservation=example-tpu-reservation"}
+	t.Cleanup(func() { tf.run(append([]string{"apply", "-destroy", "-auto-approve", "-input=false"}, vars...)...) })
+	tf.mustRun(append([]string{"apply", "-auto-approve", "-input=false"}, vars...)...)
+	out := tf.mustRun("output", "-json", "admitted_flavors")
+	if want := `["reservation","reservation","reservation-dws"]`; strings.TrimSpace(out) != want {
+		t.Errorf("admitted_flavors = %s, want %s", out, want)
+	}
+	if got := reservationInUse(t, "example-tpu-reservation"); got != 8 {
+		t.Errorf("nodes on the reservation = %d, want 8 (two slices)", got)
+	}
+	if out, code := tf.planExit(vars...); code != 0 {
+		t.Errorf("plan right after the apply: exit %d, want 0\n%s", code, out)
+	}
+}
+
+func reservationInUse(t *testing.T, name string) int {
+	t.Helper()
+	for _, r := range emu.Reservations() {
+		if r.Name == name {
+			return r.InUse
+		}
+	}
+	t.Fatalf("no reservation %s", name)
+	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
@@ -21,6 +22,7 @@ import (
 // pool, or by replacing the pair where the resource replaces), and the plan after to be empty.
 func TestAccDrift_poolPairGenerated(t *testing.T) {
 	t.Parallel() // GKE only, on clusters of their own
+	addReservation(t, "acc-drift-res", 8)
 	for _, c := range []struct {
 		name   string
 		config func(cluster string) string
@@ -31,6 +33,10 @@ func TestAccDrift_poolPairGenerated(t *testing.T) {
 		{"class", func(cluster string) string {
 			return strings.Replace(pairConfig(cluster, "od", "dws", 4), `  flex_start   = { name = "dws" }`,
 				`compute_class = "tpu-fallback"`+"\n"+`flex_start = { name = "dws", provisioning = "flex-start-unqueued" }`, 1)
+		}},
+		// Plan A on a specific reservation, plan B with a run limit.
+		{"reservation", func(cluster string) string {
+			return strings.NewReplacer(`"on-demand-pool"`, `"od"`, `"dws-pool"`, `"dws"`).Replace(reservationPairConfig(cluster, "acc-drift-res", "86400s"))
 		}},
 		// GPUs and their driver; plan B with auto-repair off and autoscaling over all zones, as the DWS docs make it.
 		{"gpu", func(cluster string) string { return gpuPairConfig(cluster, "flex-start") }},
@@ -106,6 +112,9 @@ func otherValue(t *testing.T, np proto.Message, field string) (json.RawMessage, 
 		out, what = append(items, "drift-test"), "an extra item"
 	case fd.IsList():
 		out, what = []any{}, "removed"
+	case fd.Message() != nil && fd.Message().FullName() == "google.protobuf.Duration":
+		d, _ := v.Message().Interface().(*durationpb.Duration)
+		out, what = fmt.Sprintf("%ds", d.GetSeconds()+1), "another duration"
 	case fd.Enum() != nil:
 		values := fd.Enum().Values()
 		for i := range values.Len() {

@@ -80,6 +80,19 @@ func TutorialPools(cluster, onDemand, dws string) [][]string {
 	}
 }
 
+// ReservationPools are the tutorial's two commands with plan A on a specific reservation and plan B's VMs run for
+// at most a day, at 8 nodes (two 4x4 slices) each.
+func ReservationPools(cluster, onDemand, dws, reservation string) [][]string {
+	return [][]string{
+		{"container", "node-pools", "create", onDemand, "--cluster=" + cluster, "--location=us-east5-b",
+			"--machine-type=ct6e-standard-4t", "--tpu-topology=4x4", "--reservation-affinity=specific", "--reservation=" + reservation,
+			"--enable-autoscaling", "--num-nodes=0", "--min-nodes=0", "--max-nodes=8"},
+		{"container", "node-pools", "create", dws, "--cluster=" + cluster, "--location=us-east5-b",
+			"--machine-type=ct6e-standard-4t", "--tpu-topology=4x4", "--enable-autoscaling", "--enable-queued-provisioning",
+			"--flex-start", "--num-nodes=0", "--min-nodes=0", "--max-nodes=8", "--max-run-duration=86400s"},
+	}
+}
+
 // UnqueuedFlexStartPool is GKE's "Run a small batch workload with TPUs and flex-start" command (flex-start VMs
 // without queued provisioning) with the tutorial's machine type, topology and bounds, for a cluster in us-east5-b.
 func UnqueuedFlexStartPool(cluster, pool string) []string {

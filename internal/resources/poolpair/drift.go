@@ -52,7 +52,7 @@ func writePoolBaselines(ctx context.Context, p tfvalue.PrivateState, baselines m
 }
 
 // repairInPlace sets again, on each pool of the pair, the fields GKE changes in place that differ from what the apply
-// makes of m: autoscaling, management, upgrade settings, node labels and taints, each with the call that sets it.
+// makes of m: autoscaling, management, upgrade settings, node labels, taints and the run limit, each with the call that sets it.
 func repairInPlace(ctx context.Context, client *gke.Client, ref clusterscope.Ref, names map[poolRole]string, m pairModel) error {
 	pools, err := gke.ListPools(ctx, client, ref.String())
 	if err != nil {

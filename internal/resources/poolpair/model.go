@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
@@ -57,11 +58,14 @@ type pairModelPtr[M any] interface {
 	pairModel
 }
 
-// poolModel is either pool's nested object. The on-demand pool has reservation_affinity; the flex-start pool has
-// flex_start_enabled and queued_provisioning. Attributes a role lacks are left out of its object type.
+// poolModel is either pool's nested object. The on-demand pool has reservation_affinity and reservation; the
+// flex-start pool has provisioning, max_run_duration, flex_start_enabled and queued_provisioning. Attributes a role
+// lacks are left out of its object type.
 type poolModel struct {
 	Name                types.String
 	ReservationAffinity types.String
+	Reservation         types.String
+	MaxRunDuration      types.String
 	Provisioning        types.String
 	Status              types.String
 	NodeLabels          types.Map
@@ -89,10 +93,12 @@ func (r poolRole) attrTypes() map[string]attr.Type {
 	}
 	if r.flex {
 		t["provisioning"] = types.StringType
+		t["max_run_duration"] = types.StringType
 		t["flex_start_enabled"] = types.BoolType
 		t["queued_provisioning"] = types.BoolType
 	} else {
 		t["reservation_affinity"] = types.StringType
+		t["reservation"] = types.StringType
 	}
 	return t
 }
@@ -131,6 +137,7 @@ func (r poolRole) decodePool(o types.Object) (p poolModel, ok bool) {
 		return types.BoolNull()
 	}
 	p.Name, p.Status, p.ReservationAffinity, p.Provisioning = str("name"), str("status"), str("reservation_affinity"), str("provisioning")
+	p.Reservation, p.MaxRunDuration = str("reservation"), str("max_run_duration")
 	p.FlexStartEnabled, p.QueuedProvisioning = boolean("flex_start_enabled"), boolean("queued_provisioning")
 	if v, ok := a["node_labels"].(types.Map); ok {
 		p.NodeLabels = v
@@ -144,8 +151,9 @@ func (r poolRole) encodePool(p poolModel) types.Object {
 	vals := map[string]attr.Value{"name": p.Name, "status": p.Status, "node_labels": p.NodeLabels}
 	if r.flex {
 		vals["provisioning"], vals["flex_start_enabled"], vals["queued_provisioning"] = p.Provisioning, p.FlexStartEnabled, p.QueuedProvisioning
+		vals["max_run_duration"] = p.MaxRunDuration
 	} else {
-		vals["reservation_affinity"] = p.ReservationAffinity
+		vals["reservation_affinity"], vals["reservation"] = p.ReservationAffinity, p.Reservation
 	}
 	return types.ObjectValueMust(r.attrTypes(), vals)
 }
@@ -180,8 +188,11 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 		} else {
 			np.QueuedProvisioning = &containerpb.NodePool_QueuedProvisioning{Enabled: true}
 		}
-	} else if p.ReservationAffinity.ValueString() != "any" {
-		np.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
+		if d, ok := parseRunDuration(p.MaxRunDuration); ok {
+			np.Config.MaxRunDuration = durationpb.New(d)
+		}
+	} else {
+		np.Config.ReservationAffinity = expandReservationAffinity(p)
 	}
 	if class := pm.ComputeClass.ValueString(); class != "" {
 		np.Config.Labels = map[string]string{wellknown.ComputeClassLabel: class}
@@ -283,8 +294,16 @@ func flattenNodePool(r poolRole, np *containerpb.NodePool, labels types.Map) typ
 		p.Provisioning = types.StringValue(provisioningOf(np))
 		p.FlexStartEnabled = types.BoolValue(np.GetConfig().GetFlexStart())
 		p.QueuedProvisioning = types.BoolValue(np.GetQueuedProvisioning().GetEnabled())
+		p.MaxRunDuration = types.StringNull()
+		if d := np.GetConfig().GetMaxRunDuration(); d != nil {
+			p.MaxRunDuration = types.StringValue(formatRunDuration(d.AsDuration()))
+		}
 	} else {
 		p.ReservationAffinity = types.StringValue(reservationAffinity(np))
+		p.Reservation = types.StringNull()
+		if r := reservationOf(np); r != "" {
+			p.Reservation = types.StringValue(r)
+		}
 	}
 	return r.encodePool(p)
 }
@@ -309,6 +328,8 @@ func reservationAffinity(np *containerpb.NodePool) string {
 		return "none"
 	case containerpb.ReservationAffinity_SPECIFIC_RESERVATION:
 		return "specific"
+	case containerpb.ReservationAffinity_ANY_RESERVATION_THEN_FAIL:
+		return "any-then-fail" // not one this resource makes: read so that the plan shows it
 	default:
 		// GKE's default for a pool created without an affinity is to consume any matching reservation.
 		return "any"
@@ -383,9 +404,23 @@ func needsReplacement(role poolRole, have *containerpb.NodePool, want poolModel)
 		return true
 	}
 	if role.flex {
-		return provisioningOf(have) != want.Provisioning.ValueString()
+		// GKE's update sets a run limit but cannot take one away: only a new pool is without it.
+		return provisioningOf(have) != want.Provisioning.ValueString() || (have.GetConfig().GetMaxRunDuration() != nil && want.MaxRunDuration.IsNull())
 	}
-	return reservationAffinity(have) != want.ReservationAffinity.ValueString()
+	return reservationAffinity(have) != want.ReservationAffinity.ValueString() || reservationOf(have) != want.Reservation.ValueString()
+}
+
+// poolReplaced says whether the apply creates role's pool again to go from old (state) to p (plan): a new name, a
+// pool in ERROR, or a setting GKE takes only at creation (what needsReplacement says of a live pool).
+func poolReplaced(role poolRole, old, p poolModel) bool {
+	switch {
+	case !old.Name.Equal(p.Name) || old.Status.ValueString() == "ERROR":
+		return true
+	case role.flex:
+		return !old.Provisioning.Equal(p.Provisioning) || (!old.MaxRunDuration.IsNull() && p.MaxRunDuration.IsNull())
+	default:
+		return !old.ReservationAffinity.Equal(p.ReservationAffinity) || !old.Reservation.Equal(p.Reservation)
+	}
 }
 
 // incompatible says why an existing pool cannot stand in for the one this resource would create, or "".

@@ -364,6 +364,7 @@ func (r *poolPairResource[M, P]) ValidateConfig(ctx context.Context, req resourc
 				"keep the ProvisioningRequest's pods off it. Set flex_start.provisioning = %q, or leave compute_class out and fall back "+
 				"through Kueue's flavors.", m.ComputeClass.ValueString(), mode, provisioningUnqueued))
 	}
+	validatePoolSettings(od, odOK, fx, fxOK, &resp.Diagnostics)
 	P(&mM).validate(&resp.Diagnostics)
 }
 
@@ -406,8 +407,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 		if prior != nil {
 			old, had = role.decodePool(role.get(prior))
 		}
-		replaced := prior != nil && (!had || !old.Name.Equal(p.Name) || old.Status.ValueString() == "ERROR" ||
-			(!role.flex && !old.ReservationAffinity.Equal(p.ReservationAffinity)) || (role.flex && !old.Provisioning.Equal(p.Provisioning)))
+		replaced := prior != nil && (!had || poolReplaced(role, old, p))
 		switch {
 		case prior == nil || replaced:
 			p.Status = types.StringUnknown()

@@ -2,6 +2,7 @@ package poolpair
 
 import (
 	"context"
+	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -20,7 +21,11 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
 
-var poolNameValidators = []validator.String{validators.GKEName("node pool")}
+var (
+	poolNameValidators = []validator.String{validators.GKEName("node pool")}
+	reservationRE      = regexp.MustCompile(`^(projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/reservations/)?[a-z]([-a-z0-9]*[a-z0-9])?(/reservationBlocks/[a-z0-9][-a-z0-9]*(/reservationSubBlocks/[a-z0-9][-a-z0-9]*)?)?$`)
+	runDurationRE      = regexp.MustCompile(`^[1-9][0-9]*s$`)
+)
 
 func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	poolCommon := func(role string) map[string]schema.Attribute {
@@ -47,9 +52,16 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		Computed: true,
 		Default:  stringdefault.StaticString("none"),
 		Validators: []validator.String{
-			stringvalidator.OneOf("none", "any"),
+			stringvalidator.OneOf("none", "any", "specific"),
 		},
-		MarkdownDescription: "Whether the on-demand pool may consume Compute Engine reservations: `none` (the tutorial's `--reservation-affinity=none`, default) or `any`. Changing it replaces this pool.",
+		MarkdownDescription: "Whether the on-demand pool consumes Compute Engine reservations, as gcloud's `--reservation-affinity`: `none` (the tutorial's, default), `any` (any matching reservation, else on-demand capacity) or `specific` (only the reservation `reservation` names: the pool gets nodes up to the reservation's count, so give the Kueue flavor of this pool a quota no larger). Changing it replaces this pool.",
+	}
+	onDemand["reservation"] = schema.StringAttribute{
+		Optional: true,
+		Validators: []validator.String{
+			stringvalidator.RegexMatches(reservationRE, "must be a reservation's name, or projects/OWNER_PROJECT/reservations/NAME for a shared one, either optionally followed by /reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK]"),
+		},
+		MarkdownDescription: "The reservation plan A consumes when `reservation_affinity` is `specific` (gcloud's `--reservation`): its name, `projects/OWNER_PROJECT/reservations/NAME` for one shared from another project, either optionally followed by `/reservationBlocks/BLOCK` (and `/reservationSubBlocks/SUB_BLOCK`). It must be in the pool's zone and reserve its machine type; a calendar-mode future reservation is named the same way. Changing it replaces this pool.",
 	}
 	flex := poolCommon("DWS flex-start (plan B)")
 	flex["provisioning"] = schema.StringAttribute{
@@ -60,6 +72,13 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 			stringvalidator.OneOf(provisioningFlexStart, provisioningQueued, provisioningUnqueued),
 		},
 		MarkdownDescription: "How the Dynamic Workload Scheduler provisions this pool: `flex-start` (queued provisioning of flex-start VMs, `--enable-queued-provisioning --flex-start`, the default), `queued` (queued provisioning alone, `--enable-queued-provisioning`) or `flex-start-unqueued` (flex-start VMs without queued provisioning, `--flex-start`: the ordinary autoscaler adds nodes one by one, each for at most 7 days, with no ProvisioningRequest; the plan-B pool of a ComputeClass; TPUs need GKE 1.33.0-gke.1712000 or later). Changing it replaces this pool.",
+	}
+	flex["max_run_duration"] = schema.StringAttribute{
+		Optional: true,
+		Validators: []validator.String{
+			stringvalidator.RegexMatches(runDurationRE, `must be whole seconds followed by "s", as GKE's API and gcloud's --max-run-duration write it, such as "86400s" (1 day)`),
+		},
+		MarkdownDescription: "How long each node of plan B runs at most, in seconds followed by `s` (gcloud's `--max-run-duration`, e.g. `86400s`), up to `604800s`: DWS VMs run for at most 7 days anyway, so this only caps cost below that. Unset, nodes run until the job ends or the 7 days do. Set or changed in place; removing it replaces this pool, as GKE's update cannot unset it.",
 	}
 	flex["flex_start_enabled"] = schema.BoolAttribute{
 		Computed:            true,
@@ -110,7 +129,7 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 				"in GKE's field names (e.g. `NodePool/dws-pool .config.machineType`), changed in the console, by `gcloud` or any other API client: it names " +
 				"the pool that differs. Lists and maps (OAuth scopes, labels, taints) compare whole. What GKE decides whatever was asked (the " +
 				"upgrade settings of a flex-start or queued pool, whose upgrades are short-lived) is not drift. A non-empty list plans an update: autoscaling, " +
-				"management, upgrade settings, node labels and taints are set in place; any other field only a new pool can set, so that pool " +
+				"management, upgrade settings, node labels, taints and the run limit are set in place; any other field only a new pool can set, so that pool " +
 				"(not the other one) is deleted and created again, and the plan warns which. It is empty after each apply.",
 		},
 		"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
