@@ -2,6 +2,7 @@ package gkedrift
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // Made is the pool GKE makes of a create request np: the request, but for what GKE decides itself. A flex-start
@@ -26,12 +28,46 @@ func Made(np *containerpb.NodePool) *containerpb.NodePool {
 		surge := containerpb.NodePoolUpdateStrategy_SURGE
 		np.UpgradeSettings.Strategy = &surge
 	}
+	if model := provisioningModel(np); model != "" && np.Config != nil {
+		labels := maps.Clone(np.Config.ResourceLabels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[wellknown.ProvisioningModelLabel] = model
+		np.Config.ResourceLabels = labels
+	}
 	return np
 }
 
+// provisioningModel is the value of the resource label GKE adds to every pool it creates (wellknown's
+// ProvisioningModelLabel), "" for a pool of queued provisioning without flex-start, for which no answer of GKE is on
+// record.
+func provisioningModel(np *containerpb.NodePool) string {
+	switch cfg := np.GetConfig(); {
+	case cfg.GetFlexStart():
+		return "flex-start"
+	case cfg.GetSpot():
+		return "spot"
+	case np.GetQueuedProvisioning().GetEnabled():
+		return ""
+	}
+	return "on-demand"
+}
+
+// WithoutGKELabels are resource labels less the one GKE adds to np, when it has GKE's value: what the user asked for.
+func WithoutGKELabels(np *containerpb.NodePool) map[string]string {
+	labels := maps.Clone(np.GetConfig().GetResourceLabels())
+	if model := provisioningModel(np); model != "" && labels[wellknown.ProvisioningModelLabel] == model {
+		delete(labels, wellknown.ProvisioningModelLabel)
+	}
+	return labels
+}
+
 // ZeroFields are the fields of a pool's request that mean something at zero: auto-repair or auto-upgrade off (the
-// DWS docs' GPU plan B turns auto-repair off), and a minimum of 0 nodes.
-var ZeroFields = []string{"management.autoRepair", "management.autoUpgrade", "autoscaling.minNodeCount", "autoscaling.totalMinNodeCount"}
+// DWS docs' GPU plan B turns auto-repair off), a minimum of 0 nodes, and no labels, tags or taints (so that one added
+// by hand to a pool made without any is drift).
+var ZeroFields = []string{"management.autoRepair", "management.autoUpgrade", "autoscaling.minNodeCount", "autoscaling.totalMinNodeCount",
+	"config.labels", "config.resourceLabels", "config.tags", "config.taints"}
 
 // Pools names each field of a live pool that differs from what the last apply made of it, as
 // "NodePool/NAME .path" in GKE's field names, so that the plan says which of the two pools differs.
@@ -42,7 +78,8 @@ func Pools(baselines map[string]*containerpb.NodePool, live ...*containerpb.Node
 		if np == nil || base == nil {
 			continue
 		}
-		for _, p := range Diff(base, np, ZeroFields...) {
+		// Made again: a baseline kept by an earlier version lacks what GKE has added since.
+		for _, p := range Diff(Made(base), np, ZeroFields...) {
 			out = append(out, "NodePool/"+np.GetName()+" ."+p)
 		}
 	}
@@ -50,7 +87,8 @@ func Pools(baselines map[string]*containerpb.NodePool, live ...*containerpb.Node
 }
 
 // inPlaceFields are the fields of a pool GKE changes without recreating it, each by the call Update repairs it with.
-var inPlaceFields = []string{"autoscaling", "management", "upgradeSettings", "config.labels", "config.taints", "config.maxRunDuration"}
+var inPlaceFields = []string{"autoscaling", "management", "upgradeSettings", "config.labels", "config.taints", "config.maxRunDuration",
+	"config.resourceLabels", "config.tags"}
 
 // InPlace says whether GKE changes the field at path in place, without a new pool.
 func InPlace(path string) bool { return Under(path, inPlaceFields...) }
@@ -91,7 +129,8 @@ func ByPool(drift []string) (pools []string, fields map[string][]string) {
 }
 
 // InPlaceRepairs are the calls that set again, on the pool named name, the fields GKE changes in place where have
-// differs from want: autoscaling, management, upgrade settings, node labels and taints, and the run limit.
+// differs from want: autoscaling, management, upgrade settings, node labels and taints, resource labels, network
+// tags and the run limit.
 func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.NodePool) []func(context.Context) (*containerpb.Operation, error) {
 	diff := Diff(want, have, ZeroFields...)
 	differs := func(field string) bool {
@@ -108,7 +147,8 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 			return client.API().SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: name, Management: want.GetManagement()})
 		})
 	}
-	if differs("upgradeSettings") || differs("config.labels") || differs("config.taints") || differs("config.maxRunDuration") {
+	if slices.ContainsFunc([]string{"upgradeSettings", "config.labels", "config.taints", "config.maxRunDuration", "config.resourceLabels",
+		"config.tags"}, differs) {
 		u := &containerpb.UpdateNodePoolRequest{Name: name}
 		if differs("upgradeSettings") {
 			u.UpgradeSettings = want.GetUpgradeSettings()
@@ -121,6 +161,12 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 		}
 		if differs("config.maxRunDuration") {
 			u.MaxRunDuration = want.GetConfig().GetMaxRunDuration()
+		}
+		if differs("config.resourceLabels") {
+			u.ResourceLabels = &containerpb.ResourceLabels{Labels: WithoutGKELabels(want)}
+		}
+		if differs("config.tags") {
+			u.Tags = &containerpb.NetworkTags{Tags: want.GetConfig().GetTags()}
 		}
 		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
 	}

@@ -2,6 +2,7 @@ package gkeemu
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 var defaultScopes = []string{
@@ -255,6 +257,14 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 			cfg.GcfsConfig, _ = proto.Clone(d).(*containerpb.GcfsConfig)
 		}
 	}
+	if model := provisioningModel(np); model != "" {
+		labels := maps.Clone(cfg.ResourceLabels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[wellknown.ProvisioningModelLabel] = model
+		cfg.ResourceLabels = labels
+	}
 	flexOrQueued := cfg.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled()
 	if cfg.ReservationAffinity == nil && flexOrQueued {
 		cfg.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
@@ -278,6 +288,20 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 	if flexOrQueued {
 		shortLived(np)
 	}
+}
+
+// provisioningModel is the value of the resource label GKE adds to a new pool for how its VMs are provisioned; "" for
+// a pool of queued provisioning without flex-start, for which no GKE answer is on record.
+func provisioningModel(np *containerpb.NodePool) string {
+	switch cfg := np.GetConfig(); {
+	case cfg.GetFlexStart():
+		return "flex-start"
+	case cfg.GetSpot():
+		return "spot"
+	case np.GetQueuedProvisioning().GetEnabled():
+		return ""
+	}
+	return "on-demand"
 }
 
 // shortLived gives a flex-start or queued pool the upgrade strategy GKE gives it whatever the request asked: a node
@@ -497,7 +521,17 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 			}
 		}
 		set(req.Labels != nil, func() { cfg.Labels = req.Labels.GetLabels() })
-		set(req.ResourceLabels != nil, func() { cfg.ResourceLabels = req.ResourceLabels.GetLabels() })
+		set(req.ResourceLabels != nil, func() {
+			// GKE's own label stays whatever labels an update asks for (assumed: no record shows GKE dropping it).
+			labels := maps.Clone(req.ResourceLabels.GetLabels())
+			if model := provisioningModel(np); model != "" {
+				if labels == nil {
+					labels = map[string]string{}
+				}
+				labels[wellknown.ProvisioningModelLabel] = model
+			}
+			cfg.ResourceLabels = labels
+		})
 		set(req.Taints != nil, func() { cfg.Taints = req.Taints.GetTaints() })
 		set(req.Tags != nil, func() { cfg.Tags = req.Tags.GetTags() })
 		set(req.GcfsConfig != nil, func() { cfg.GcfsConfig = req.GcfsConfig })
@@ -517,6 +551,7 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 		set(req.MachineType != "", func() { cfg.MachineType = req.MachineType })
 		set(req.DiskSizeGb != 0, func() { cfg.DiskSizeGb = int32(req.DiskSizeGb) })
 		set(req.DiskType != "", func() { cfg.DiskType = req.DiskType })
+		set(req.Gvnic != nil, func() { cfg.Gvnic = req.Gvnic })
 		if req.NodeVersion != "" && req.NodeVersion != "-" {
 			v, e := resolveVersion(req.NodeVersion)
 			if e != nil {

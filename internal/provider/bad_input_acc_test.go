@@ -129,7 +129,7 @@ func badInputCases() []badInput {
 		{"same pool names", badPair("flex_start", `{ name = "od" }`), `need different names`},
 		{"pool name", badPair("on_demand", `{ name = "On_Demand" }`), `must be a GKE node pool name`},
 		{"pool name length", badPair("on_demand", `{ name = "`+strings.Repeat("p", 41)+`" }`), `must be a GKE node pool name: 1 to 40`},
-		{"reservation affinity", badPair("on_demand", `{ name = "od", reservation_affinity = "specific" }`), `value must be one of`},
+		{"reservation affinity", badPair("on_demand", `{ name = "od", reservation_affinity = "specific-then-any" }`), `value must be one of`},
 		{"cluster id", badPair("cluster", `"projects/p/clusters/c"`), `nor a cluster id of the form projects/PROJECT/locations/LOCATION/clusters/NAME`},
 		{"pool pair timeout", badPair("timeouts", `{ create = "45 minutes" }`), `"45 minutes" must be a string containing a sequence of decimal numbers`},
 

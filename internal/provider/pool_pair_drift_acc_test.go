@@ -110,6 +110,8 @@ func otherValue(t *testing.T, np proto.Message, field string) (json.RawMessage, 
 			items = append(items, v.List().Get(i).String())
 		}
 		out, what = append(items, "drift-test"), "an extra item"
+	case fd.IsList() && v.List().Len() == 0:
+		out, what = []json.RawMessage{newItem(t, m.NewField(fd).List().NewElement().Message())}, "an item added"
 	case fd.IsList():
 		out, what = []any{}, "removed"
 	case fd.Message() != nil && fd.Message().FullName() == "google.protobuf.Duration":
@@ -138,6 +140,27 @@ func otherValue(t *testing.T, np proto.Message, field string) (json.RawMessage, 
 		t.Fatal(err)
 	}
 	return b, what
+}
+
+// newItem is an item of a list of messages, as another writer would add one: its strings and its enums set.
+func newItem(t *testing.T, m protoreflect.Message) json.RawMessage {
+	t.Helper()
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		switch {
+		case f.IsList() || f.IsMap():
+		case f.Kind() == protoreflect.StringKind:
+			m.Set(f, protoreflect.ValueOfString("drift-test"))
+		case f.Enum() != nil && f.Enum().Values().Len() > 1:
+			m.Set(f, protoreflect.ValueOfEnum(f.Enum().Values().Get(1).Number()))
+		}
+	}
+	b, err := protojson.Marshal(m.Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // statePoolBaseline is the pool the provider's last apply asked GKE for, from its private state in terraform.tfstate.

@@ -33,6 +33,10 @@ const (
 	TPUResource = "google.com/tpu"
 	// GPUResource is a GPU node's extended resource and the key of its taint.
 	GPUResource = "nvidia.com/gpu"
+	// ProvisioningModelLabel is the resource label (a Compute Engine label, config.resourceLabels) GKE adds to every
+	// node pool it creates: "on-demand", "flex-start" or "spot" (GKE's answers recorded in Config Connector's mockgcp
+	// node pool traffic; GKE's TPU flex-start docs show "flex-start").
+	ProvisioningModelLabel = "goog-gke-node-pool-provisioning-model"
 )
 
 // Kueue's names (Kueue v0.17: pkg/controller/constants, pkg/constants, the v1beta2 API, pkg/workloadslicing).
