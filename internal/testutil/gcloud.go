@@ -93,6 +93,17 @@ func ReservationPools(cluster, onDemand, dws, reservation string) [][]string {
 	}
 }
 
+// NodeSettingsPools are the tutorial's two commands with a team's node settings on both pools: service account,
+// resource labels, network tags, node labels and taints, and on plan B the scopes of the service account.
+func NodeSettingsPools(cluster, onDemand, dws, serviceAccount string) [][]string {
+	settings := []string{"--service-account=" + serviceAccount, "--labels=team=ml,cost-center=42", "--tags=tpu,ml",
+		"--node-labels=team=ml", "--node-taints=dedicated=ml:NoSchedule"}
+	pools := TutorialPools(cluster, onDemand, dws)
+	pools[0] = append(pools[0], settings...)
+	pools[1] = append(append(pools[1], settings...), "--scopes=cloud-platform")
+	return pools
+}
+
 // UnqueuedFlexStartPool is GKE's "Run a small batch workload with TPUs and flex-start" command (flex-start VMs
 // without queued provisioning) with the tutorial's machine type, topology and bounds, for a cluster in us-east5-b.
 func UnqueuedFlexStartPool(cluster, pool string) []string {

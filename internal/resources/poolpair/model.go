@@ -27,8 +27,15 @@ type poolPairModel struct {
 	MaxNodes    types.Int64  `tfsdk:"max_nodes"`
 	// ComputeClass is the GKE ComputeClass both pools joined (its node label and taint), null for none.
 	ComputeClass types.String `tfsdk:"compute_class"`
-	OnDemand     types.Object `tfsdk:"on_demand"`
-	FlexStart    types.Object `tfsdk:"flex_start"`
+	// The nodes' identity, labels and taints, alike on both pools.
+	ServiceAccount types.String `tfsdk:"service_account"`
+	OauthScopes    types.Set    `tfsdk:"oauth_scopes"`
+	ResourceLabels types.Map    `tfsdk:"resource_labels"`
+	NetworkTags    types.List   `tfsdk:"network_tags"`
+	Labels         types.Map    `tfsdk:"labels"`
+	Taints         types.List   `tfsdk:"taints"`
+	OnDemand       types.Object `tfsdk:"on_demand"`
+	FlexStart      types.Object `tfsdk:"flex_start"`
 	// Drift names each field of either pool that differs from what the last apply made of it.
 	Drift    types.List     `tfsdk:"drift"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
@@ -172,7 +179,6 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 		},
 		Config: &containerpb.NodeConfig{
 			MachineType: pm.MachineType.ValueString(),
-			OauthScopes: gke.GcloudDefaultScopes(),
 		},
 		Management:      &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true},
 		UpgradeSettings: &containerpb.NodePool_UpgradeSettings{MaxSurge: 1},
@@ -194,9 +200,13 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 	} else {
 		np.Config.ReservationAffinity = expandReservationAffinity(p)
 	}
+	expandNodeSettings(pm, np.Config)
 	if class := pm.ComputeClass.ValueString(); class != "" {
-		np.Config.Labels = map[string]string{wellknown.ComputeClassLabel: class}
-		np.Config.Taints = []*containerpb.NodeTaint{gke.ClassTaint(class)}
+		if np.Config.Labels == nil {
+			np.Config.Labels = map[string]string{}
+		}
+		np.Config.Labels[wellknown.ComputeClassLabel] = class
+		np.Config.Taints = append(np.Config.Taints, gke.ClassTaint(class))
 	}
 	m.expandKind(r, np)
 	return np
@@ -371,6 +381,8 @@ func flattenPair(m pairModel, ref clusterscope.Ref, onDemand, flex *containerpb.
 		kindFrom = flex
 	}
 	drifted := func(was types.Int64, live int64) bool { return was.IsNull() || was.ValueInt64() != live }
+	was := &poolPairModel{ServiceAccount: st.ServiceAccount, OauthScopes: st.OauthScopes, ResourceLabels: st.ResourceLabels,
+		NetworkTags: st.NetworkTags, Labels: st.Labels, Taints: st.Taints}
 	for i, np := range []*containerpb.NodePool{onDemand, flex} {
 		if np == nil {
 			continue
@@ -391,6 +403,7 @@ func flattenPair(m pairModel, ref clusterscope.Ref, onDemand, flex *containerpb.
 		if live := poolClass(np); !live.Equal(st.ComputeClass) {
 			class = live
 		}
+		flattenNodeSettings(was, st, np)
 	}
 	st.MinNodes, st.MaxNodes, st.ComputeClass, st.MachineType = minN, maxN, class, machineType
 	if kindFrom != nil {

@@ -328,10 +328,17 @@ func (r *poolPairResource[M, P]) ImportState(ctx context.Context, req resource.I
 		MinNodes:     types.Int64Null(),
 		MaxNodes:     types.Int64Null(),
 		ComputeClass: types.StringNull(),
-		OnDemand:     types.ObjectNull(onDemandRole.attrTypes()),
-		FlexStart:    types.ObjectNull(flexStartRole.attrTypes()),
-		Drift:        types.ListNull(types.StringType),
-		Timeouts:     tfvalue.TimeoutsNull(),
+		// Read fills in the node settings from the pools.
+		ServiceAccount: types.StringNull(),
+		OauthScopes:    types.SetNull(types.StringType),
+		ResourceLabels: types.MapNull(types.StringType),
+		NetworkTags:    types.ListNull(types.StringType),
+		Labels:         types.MapNull(types.StringType),
+		Taints:         types.ListNull(taintType),
+		OnDemand:       types.ObjectNull(onDemandRole.attrTypes()),
+		FlexStart:      types.ObjectNull(flexStartRole.attrTypes()),
+		Drift:          types.ListNull(types.StringType),
+		Timeouts:       tfvalue.TimeoutsNull(),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
 }
@@ -364,7 +371,7 @@ func (r *poolPairResource[M, P]) ValidateConfig(ctx context.Context, req resourc
 				"keep the ProvisioningRequest's pods off it. Set flex_start.provisioning = %q, or leave compute_class out and fall back "+
 				"through Kueue's flavors.", m.ComputeClass.ValueString(), mode, provisioningUnqueued))
 	}
-	validatePoolSettings(od, odOK, fx, fxOK, &resp.Diagnostics)
+	validatePoolSettings(od, odOK, fx, fxOK, m.ResourceLabels, &resp.Diagnostics)
 	P(&mM).validate(&resp.Diagnostics)
 }
 

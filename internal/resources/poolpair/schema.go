@@ -134,6 +134,9 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		},
 		"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
+	for k, v := range nodeSettingsAttributes() {
+		attrs[k] = v
+	}
 	for k, v := range r.kind.attributes() {
 		attrs[k] = v
 	}

@@ -1,0 +1,162 @@
+package poolpair
+
+import (
+	"maps"
+	"slices"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
+)
+
+// Who the nodes of both pools are: the team's own settings beside the ones the tutorial's commands set. Both pools
+// carry them alike, as a platform team's google_container_node_pool pairs do.
+
+// taintAttrTypes are one item of `taints`, in GKE's API names (NodeTaint).
+var taintAttrTypes = map[string]attr.Type{"key": types.StringType, "value": types.StringType, "effect": types.StringType}
+
+var taintType = types.ObjectType{AttrTypes: taintAttrTypes}
+
+// serviceAccountScopes are the scopes gcloud sends for a node service account other than the default one when no
+// --scopes are given (gcloud 528, captured on loopback: cloud-platform and userinfo.email).
+var serviceAccountScopes = []string{"https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/userinfo.email"}
+
+// defaultScopes are the scopes gcloud sends when none are asked for, which depend on the service account.
+func defaultScopes(serviceAccount string) []string {
+	if serviceAccount != "" {
+		return slices.Clone(serviceAccountScopes)
+	}
+	return gke.GcloudDefaultScopes()
+}
+
+// expandNodeSettings sets on a pool's config what the pair's node settings ask for, as gcloud's --service-account,
+// --scopes, --labels, --tags, --node-labels and --node-taints do; the ComputeClass's label and taint are added after.
+func expandNodeSettings(pm *poolPairModel, cfg *containerpb.NodeConfig) {
+	cfg.ServiceAccount = pm.ServiceAccount.ValueString()
+	cfg.OauthScopes = defaultScopes(cfg.ServiceAccount)
+	if !pm.OauthScopes.IsNull() && !pm.OauthScopes.IsUnknown() {
+		cfg.OauthScopes = slices.Sorted(slices.Values(stringElems(pm.OauthScopes.Elements())))
+	}
+	cfg.ResourceLabels = stringMap(pm.ResourceLabels)
+	cfg.Tags = stringElems(pm.NetworkTags.Elements())
+	cfg.Labels = stringMap(pm.Labels)
+	for _, e := range pm.Taints.Elements() {
+		o, ok := e.(types.Object)
+		if !ok || o.IsNull() || o.IsUnknown() {
+			continue
+		}
+		a := o.Attributes()
+		str := func(k string) string { s, _ := a[k].(types.String); return s.ValueString() }
+		cfg.Taints = append(cfg.Taints, &containerpb.NodeTaint{Key: str("key"), Value: str("value"),
+			Effect: containerpb.NodeTaint_Effect(containerpb.NodeTaint_Effect_value[str("effect")])})
+	}
+}
+
+// flattenNodeSettings reads the node settings from one live pool into st where the pool differs from was (st as it
+// was before either pool was read), so that a pool changed by hand shows whichever of the two it is. What GKE adds (its provisioning-model resource label) and what
+// compute_class reads (the class's label and taint) are left out; an empty setting equals an unset one.
+func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool) {
+	cfg := np.GetConfig()
+	sa := cfg.GetServiceAccount()
+	if sa == "default" {
+		sa = ""
+	}
+	if live := orNull(sa); !live.Equal(was.ServiceAccount) {
+		st.ServiceAccount = live
+	}
+	scopes := slices.Sorted(slices.Values(cfg.GetOauthScopes()))
+	// Unset means gcloud's default scopes for the pool's service account.
+	unsetAndDefault := was.OauthScopes.IsNull() && slices.Equal(scopes, slices.Sorted(slices.Values(defaultScopes(sa))))
+	if !unsetAndDefault && !slices.Equal(scopes, slices.Sorted(slices.Values(stringElems(was.OauthScopes.Elements())))) {
+		st.OauthScopes = types.SetValueMust(types.StringType, stringValues(scopes))
+	}
+	if v, ok := readMap(was.ResourceLabels, gkedrift.WithoutGKELabels(np)); !ok {
+		st.ResourceLabels = v
+	}
+	if !slices.Equal(cfg.GetTags(), stringElems(was.NetworkTags.Elements())) {
+		st.NetworkTags = types.ListValueMust(types.StringType, stringValues(cfg.GetTags()))
+		if len(cfg.GetTags()) == 0 {
+			st.NetworkTags = types.ListNull(types.StringType)
+		}
+	}
+	labels := maps.Clone(cfg.GetLabels())
+	delete(labels, wellknown.ComputeClassLabel)
+	if v, ok := readMap(was.Labels, labels); !ok {
+		st.Labels = v
+	}
+	var taints []attr.Value
+	for _, t := range cfg.GetTaints() {
+		if t.GetKey() != wellknown.ComputeClassLabel {
+			taints = append(taints, types.ObjectValueMust(taintAttrTypes, map[string]attr.Value{
+				"key": types.StringValue(t.GetKey()), "value": types.StringValue(t.GetValue()), "effect": types.StringValue(t.GetEffect().String())}))
+		}
+	}
+	live := types.ListNull(taintType)
+	if len(taints) > 0 {
+		live = types.ListValueMust(taintType, taints)
+	}
+	if len(taints) != len(was.Taints.Elements()) || (len(taints) > 0 && !live.Equal(was.Taints)) {
+		st.Taints = live
+	}
+}
+
+// readMap is live as the attribute holds it; same is true when it equals was (null and empty alike).
+func readMap(was types.Map, live map[string]string) (v types.Map, same bool) {
+	if maps.Equal(live, stringMap(was)) {
+		return was, true
+	}
+	if len(live) == 0 {
+		return types.MapNull(types.StringType), false
+	}
+	return types.MapValueMust(types.StringType, mapValues(live)), false
+}
+
+func orNull(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func stringElems(vals []attr.Value) []string {
+	var out []string
+	for _, v := range vals {
+		if s, ok := v.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
+			out = append(out, s.ValueString())
+		}
+	}
+	return out
+}
+
+func stringValues(ss []string) []attr.Value {
+	out := make([]attr.Value, len(ss))
+	for i, s := range ss {
+		out[i] = types.StringValue(s)
+	}
+	return out
+}
+
+func stringMap(m types.Map) map[string]string {
+	if m.IsNull() || m.IsUnknown() {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range m.Elements() {
+		if s, ok := v.(types.String); ok {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}
+
+func mapValues(m map[string]string) map[string]attr.Value {
+	out := map[string]attr.Value{}
+	for k, v := range m {
+		out[k] = types.StringValue(v)
+	}
+	return out
+}

@@ -1,0 +1,76 @@
+package poolpair
+
+import (
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
+)
+
+// nodeSettingsAttributes are the pair's node identity, labels and taints, which both pools carry alike.
+func nodeSettingsAttributes() map[string]schema.Attribute {
+	notTheClass := stringvalidator.NoneOf(wellknown.ComputeClassLabel)
+	return map[string]schema.Attribute{
+		"service_account": schema.StringAttribute{
+			Optional:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			Validators: []validator.String{
+				stringvalidator.NoneOf("default"),
+				stringvalidator.RegexMatches(regexp.MustCompile(`^[^@\s]+@[^@\s]+$`), "must be a service account's email"),
+			},
+			MarkdownDescription: "Email of the IAM service account both pools' nodes run as (gcloud's `--service-account`); unset, the Compute Engine default service account. GKE sets it only on a new pool: changing it replaces both pools.",
+		},
+		"oauth_scopes": schema.SetAttribute{
+			Optional:      true,
+			ElementType:   types.StringType,
+			PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplace()},
+			Validators: []validator.Set{
+				setvalidator.SizeAtLeast(1),
+				setvalidator.ValueStringsAre(stringvalidator.RegexMatches(regexp.MustCompile(`^https://www\.googleapis\.com/auth/[a-z][-a-z0-9._]*$`),
+					"must be a full scope URL, such as https://www.googleapis.com/auth/cloud-platform")),
+			},
+			MarkdownDescription: "OAuth scopes of both pools' nodes, as full URLs (gcloud's `--scopes`). Unset, what gcloud sends: its six default scopes (`gke-default`), or with `service_account` set, `cloud-platform` and `userinfo.email`. GKE sets them only on a new pool: changing them replaces both pools.",
+		},
+		"resource_labels": schema.MapAttribute{
+			Optional:    true,
+			ElementType: types.StringType,
+			Validators: []validator.Map{
+				mapvalidator.KeysAre(stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z][-_a-z0-9]{0,62}$`), "must be a Compute Engine label key: lowercase letters, digits, - and _, starting with a letter, at most 63 characters")),
+			},
+			MarkdownDescription: "Compute Engine labels of both pools' VMs, e.g. for billing (gcloud's `--labels`). GKE's own label (`" + wellknown.ProvisioningModelLabel + "`) is not listed here and never drift. Updated in place; removing them removes them from the pools.",
+		},
+		"network_tags": schema.ListAttribute{
+			Optional:            true,
+			ElementType:         types.StringType,
+			MarkdownDescription: "Network tags of both pools' VMs, for firewall rules (gcloud's `--tags`). Updated in place.",
+		},
+		"labels": schema.MapAttribute{
+			Optional:            true,
+			ElementType:         types.StringType,
+			Validators:          []validator.Map{mapvalidator.KeysAre(notTheClass)},
+			MarkdownDescription: "Kubernetes labels on every node of both pools (gcloud's `--node-labels`), beside the ones GKE and `compute_class` set. Updated in place.",
+		},
+		"taints": schema.ListNestedAttribute{
+			Optional: true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"key":   schema.StringAttribute{Required: true, Validators: []validator.String{notTheClass}, MarkdownDescription: "The taint's key."},
+				"value": schema.StringAttribute{Required: true, MarkdownDescription: "The taint's value."},
+				"effect": schema.StringAttribute{
+					Required:            true,
+					Validators:          []validator.String{stringvalidator.OneOf("NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE")},
+					MarkdownDescription: "`NO_SCHEDULE`, `PREFER_NO_SCHEDULE` or `NO_EXECUTE`, as GKE's API names them.",
+				},
+			}},
+			MarkdownDescription: "Kubernetes taints on every node of both pools (gcloud's `--node-taints`), beside the ones GKE and `compute_class` set (`google.com/tpu`, `cloud.google.com/gke-queued`): a job needs a toleration for each. Updated in place.",
+		},
+	}
+}

@@ -1,0 +1,66 @@
+package poolpair
+
+import (
+	"testing"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/testing/protocmp"
+)
+
+// gcloudNodeBodies are gcloud 528's CreateNodePool bodies for the tutorial's two commands with a team's node
+// settings: --service-account, --labels=team=ml,cost-center=42, --tags=tpu,ml, --node-labels=team=ml and
+// --node-taints=dedicated=ml:NoSchedule on both, --scopes=cloud-platform on plan B; captured from gcloud on loopback.
+var gcloudNodeBodies = map[string]string{
+	"on-demand-pool": `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"labels": {"team": "ml"}, "machineType": "ct6e-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/userinfo.email"], "reservationAffinity": {"consumeReservationType": "NO_RESERVATION"}, "resourceLabels": {"cost-center": "42", "team": "ml"}, "serviceAccount": "tpu-nodes@dwsfallback-local.iam.gserviceaccount.com", "tags": ["tpu", "ml"], "taints": [{"effect": "NO_SCHEDULE", "key": "dedicated", "value": "ml"}]}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "on-demand-pool", "placementPolicy": {"tpuTopology": "4x4"}, "upgradeSettings": {"maxSurge": 1}}}`,
+	"dws-pool":       `{"nodePool": {"autoscaling": {"enabled": true, "maxNodeCount": 4, "minNodeCount": 0}, "config": {"flexStart": true, "labels": {"team": "ml"}, "machineType": "ct6e-standard-4t", "oauthScopes": ["https://www.googleapis.com/auth/cloud-platform"], "resourceLabels": {"cost-center": "42", "team": "ml"}, "serviceAccount": "tpu-nodes@dwsfallback-local.iam.gserviceaccount.com", "tags": ["tpu", "ml"], "taints": [{"effect": "NO_SCHEDULE", "key": "dedicated", "value": "ml"}]}, "initialNodeCount": 0, "management": {"autoRepair": true, "autoUpgrade": true}, "name": "dws-pool", "placementPolicy": {"tpuTopology": "4x4"}, "queuedProvisioning": {"enabled": true}, "upgradeSettings": {"maxSurge": 1}}}`,
+}
+
+// nodeSettingsModel is the tutorial's pair with those settings; scopes says plan B's.
+func nodeSettingsModel(scopes ...string) *tpuPoolPairModel {
+	m := tutorialModel()
+	m.ServiceAccount = types.StringValue("tpu-nodes@dwsfallback-local.iam.gserviceaccount.com")
+	m.OauthScopes = types.SetNull(types.StringType)
+	if len(scopes) > 0 {
+		m.OauthScopes = types.SetValueMust(types.StringType, stringValues(scopes))
+	}
+	m.ResourceLabels = types.MapValueMust(types.StringType, mapValues(map[string]string{"team": "ml", "cost-center": "42"}))
+	m.NetworkTags = types.ListValueMust(types.StringType, stringValues([]string{"tpu", "ml"}))
+	m.Labels = types.MapValueMust(types.StringType, mapValues(map[string]string{"team": "ml"}))
+	m.Taints = types.ListValueMust(taintType, []attr.Value{types.ObjectValueMust(taintAttrTypes, map[string]attr.Value{
+		"key": types.StringValue("dedicated"), "value": types.StringValue("ml"), "effect": types.StringValue("NO_SCHEDULE")})})
+	return m
+}
+
+func TestExpandNodeSettingsMatchGcloud(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		role poolRole
+		pool poolModel
+		m    *tpuPoolPairModel
+	}{
+		{onDemandRole, poolModel{Name: types.StringValue("on-demand-pool"), ReservationAffinity: types.StringValue("none")}, nodeSettingsModel()},
+		{flexStartRole, poolModel{Name: types.StringValue("dws-pool"), Provisioning: types.StringValue(provisioningFlexStart)},
+			nodeSettingsModel("https://www.googleapis.com/auth/cloud-platform")},
+	} {
+		want := &containerpb.CreateNodePoolRequest{}
+		if err := protojson.Unmarshal([]byte(gcloudNodeBodies[tc.pool.Name.ValueString()]), want); err != nil {
+			t.Fatal(err)
+		}
+		got := expandNodePool(tc.role, tc.pool, tc.m)
+		if diff := cmp.Diff(want.GetNodePool(), got, protocmp.Transform()); diff != "" {
+			t.Errorf("%s: request differs from gcloud's (-gcloud +provider):\n%s", tc.role.attr, diff)
+		}
+		// Read gives back what the configuration said, and the defaults (unset) as unset.
+		st := nodeSettingsModel()
+		st.OauthScopes, st.Drift = tc.m.OauthScopes, types.ListNull(types.StringType)
+		was := st.poolPairModel
+		flattenNodeSettings(&was, &st.poolPairModel, got)
+		if d := cmp.Diff(was, st.poolPairModel); d != "" {
+			t.Errorf("%s: reading the pool back changes the settings:\n%s", tc.role.attr, d)
+		}
+	}
+}
