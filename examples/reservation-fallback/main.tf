@@ -68,12 +68,17 @@ resource "dwsfallback_kueue_queue" "tpu" {
     {
       name        = "reservation-default-cpu"
       node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" }
-      quotas      = { cpu = "10", memory = "20Gi", "google.com/tpu" = "0" }
+      quotas      = { cpu = tostring(max(10, 2 * var.jobs)), memory = "${max(20, 4 * var.jobs)}Gi", "google.com/tpu" = "0" }
     },
     {
       name        = "reservation"
       node_labels = dwsfallback_tpu_pool_pair.v6e.on_demand.node_labels
-      quotas      = { cpu = "100", memory = "200Gi", "google.com/tpu" = tostring(dwsfallback_tpu_pool_pair.v6e.chips_per_slice * var.reservation_slices) }
+      # Each job's workers: one per node of its slice, 8 CPUs and 16Gi each (local.job).
+      quotas = {
+        cpu              = tostring(8 * local.slice.nodes_per_slice * var.reservation_slices)
+        memory           = "${16 * local.slice.nodes_per_slice * var.reservation_slices}Gi"
+        "google.com/tpu" = tostring(dwsfallback_tpu_pool_pair.v6e.chips_per_slice * var.reservation_slices)
+      }
     },
     {
       name         = "reservation-dws"

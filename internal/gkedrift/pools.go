@@ -28,15 +28,24 @@ func Made(np *containerpb.NodePool) *containerpb.NodePool {
 		surge := containerpb.NodePoolUpdateStrategy_SURGE
 		np.UpgradeSettings.Strategy = &surge
 	}
-	if model := provisioningModel(np); model != "" && np.Config != nil {
-		labels := maps.Clone(np.Config.ResourceLabels)
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[wellknown.ProvisioningModelLabel] = model
-		np.Config.ResourceLabels = labels
-	}
 	return np
+}
+
+// Live is a live pool as Diff compares it with what an apply made: less the resource label GKE adds, when it has
+// GKE's value. A pool without it (made before GKE added it) is not drift either, and the label is GKE's to set: a
+// request never carries it (GKE reserves goog- keys).
+func Live(np *containerpb.NodePool) *containerpb.NodePool {
+	if np.GetConfig() == nil {
+		return np
+	}
+	np, _ = proto.Clone(np).(*containerpb.NodePool)
+	np.Config.ResourceLabels = WithoutGKELabels(np)
+	return np
+}
+
+// PoolDiff names each field of have, as Live reads it, that differs from want.
+func PoolDiff(want, have *containerpb.NodePool) []string {
+	return Diff(want, Live(have), ZeroFields...)
 }
 
 // provisioningModel is the value of the resource label GKE adds to every pool it creates (wellknown's
@@ -78,8 +87,7 @@ func Pools(baselines map[string]*containerpb.NodePool, live ...*containerpb.Node
 		if np == nil || base == nil {
 			continue
 		}
-		// Made again: a baseline kept by an earlier version lacks what GKE has added since.
-		for _, p := range Diff(Made(base), np, ZeroFields...) {
+		for _, p := range PoolDiff(base, np) {
 			out = append(out, "NodePool/"+np.GetName()+" ."+p)
 		}
 	}
@@ -103,7 +111,7 @@ func Under(path string, fields ...string) bool {
 // next one.
 func Recreated(want, have *containerpb.NodePool, planned map[string][]string) []string {
 	var out []string
-	for _, p := range Diff(want, have, ZeroFields...) {
+	for _, p := range PoolDiff(want, have) {
 		if !InPlace(p) && slices.Contains(planned[have.GetName()], p) {
 			out = append(out, p)
 		}
@@ -132,7 +140,7 @@ func ByPool(drift []string) (pools []string, fields map[string][]string) {
 // differs from want: autoscaling, management, upgrade settings, node labels and taints, resource labels, network
 // tags and the run limit.
 func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.NodePool) []func(context.Context) (*containerpb.Operation, error) {
-	diff := Diff(want, have, ZeroFields...)
+	diff := PoolDiff(want, have)
 	differs := func(field string) bool {
 		return slices.ContainsFunc(diff, func(p string) bool { return Under(p, field) })
 	}
@@ -163,7 +171,7 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 			u.MaxRunDuration = want.GetConfig().GetMaxRunDuration()
 		}
 		if differs("config.resourceLabels") {
-			u.ResourceLabels = &containerpb.ResourceLabels{Labels: WithoutGKELabels(want)}
+			u.ResourceLabels = &containerpb.ResourceLabels{Labels: want.GetConfig().GetResourceLabels()}
 		}
 		if differs("config.tags") {
 			u.Tags = &containerpb.NetworkTags{Tags: want.GetConfig().GetTags()}

@@ -37,7 +37,7 @@ type poolTarget struct {
 	// gpuTaint: GKE taints GPU nodes only in a cluster that also has a node pool without GPUs.
 	gpuTaint bool
 	// reservation is the reservation the pool consumes (zone/name), "" for none; reservationRoom is how many more
-	// nodes it can give; a pool that names a reservation that is gone has none.
+	// nodes it can give; reserved says the pool may only grow on a reservation (none left: no room).
 	reservation     string
 	reservationRoom int
 	reserved        bool

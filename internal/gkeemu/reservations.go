@@ -77,8 +77,8 @@ func (s *Server) Reservations() []Reservation {
 	return out
 }
 
-// consumedReservation is the reservation a pool of cluster c draws its nodes from, nil for a pool that consumes none
-// or one that is gone.
+// consumedReservationLocked is the reservation a pool of cluster c draws its nodes from, nil for a pool that consumes
+// none or names one the emulator lacks. Callers hold s.mu.
 func (s *Server) consumedReservationLocked(c *cluster, np *containerpb.NodePool) *Reservation {
 	ra := np.GetConfig().GetReservationAffinity()
 	if ra.GetConsumeReservationType() != containerpb.ReservationAffinity_SPECIFIC_RESERVATION || len(ra.GetValues()) == 0 {
@@ -116,7 +116,7 @@ func poolZones(c *cluster, np *containerpb.NodePool) []string {
 	return []string{c.pb.Location}
 }
 
-// checkReservation is GKE's check, when a pool is created, of the reservation it names: it must exist in the pool's
+// checkReservation (s.mu held) is GKE's check, when a pool is created, of the reservation it names: it must exist in the pool's
 // zone (GKE's 404, as GKE words it: "Google Compute Engine: reservation "R" not found for node pool "NP" at zone
 // "Z"."), and reserve the pool's machine type. GKE's words for a reservation of another machine type are not on
 // record; the refusal is GKE's 400 shape with the facts in it.

@@ -76,7 +76,7 @@ func tryPoolDrift(t *testing.T, ref clusterscope.Ref, tf *tfRun, pools ...string
 			if out, code := tf.planExit(); code != 0 {
 				t.Fatalf("%s %s (%s): the plan after the repair is not empty (exit %d):\n%s", pool, field, what, code, out)
 			}
-			if d := gkedrift.Diff(base, testPools(t, ref)[pool], gkedrift.ZeroFields...); len(d) > 0 {
+			if d := gkedrift.PoolDiff(base, testPools(t, ref)[pool]); len(d) > 0 {
 				t.Fatalf("%s %s (%s): after the repair the pool still differs in %v", pool, field, what, d)
 			}
 			repaired++

@@ -84,6 +84,15 @@ func TestAccTPUPoolPair_nodeSettings(t *testing.T) {
 					checkPool(t, byTerraform, "on-demand-pool", "config.labels", ""),
 					checkPool(t, byTerraform, "dws-pool", "config.taints", "")),
 			},
+			// Empty, as a module's variable defaults write them: the same as none, and kept as written.
+			{
+				Config: nodeSettingsConfig("nodes-terraform", `service_account = "`+nodesAccount+`"
+  labels = {}
+  network_tags = []
+  taints = []
+  resource_labels = {}`),
+				Check: resource.ComposeTestCheckFunc(deletedPools(byTerraform, 0), resource.TestCheckResourceAttr(pairAddr, "labels.%", "0")),
+			},
 			{
 				Config: nodeSettingsConfig("nodes-terraform", gcloudScopes),
 				Check:  resource.ComposeTestCheckFunc(deletedPools(byTerraform, 2), samePools(t, fromGcloud, byTerraform, "dws-pool")),

@@ -381,8 +381,11 @@ func flattenPair(m pairModel, ref clusterscope.Ref, onDemand, flex *containerpb.
 		kindFrom = flex
 	}
 	drifted := func(was types.Int64, live int64) bool { return was.IsNull() || was.ValueInt64() != live }
-	was := &poolPairModel{ServiceAccount: st.ServiceAccount, OauthScopes: st.OauthScopes, ResourceLabels: st.ResourceLabels,
-		NetworkTags: st.NetworkTags, Labels: st.Labels, Taints: st.Taints}
+	was := &poolPairModel{}
+	copyNodeSettings(was, st)
+	// An import (no machine type yet) reads the identity GKE sets only at creation; afterwards a pool changed by hand
+	// shows in drift, and the apply recreates that pool alone.
+	importing := st.MachineType.IsNull()
 	for i, np := range []*containerpb.NodePool{onDemand, flex} {
 		if np == nil {
 			continue
@@ -403,7 +406,7 @@ func flattenPair(m pairModel, ref clusterscope.Ref, onDemand, flex *containerpb.
 		if live := poolClass(np); !live.Equal(st.ComputeClass) {
 			class = live
 		}
-		flattenNodeSettings(was, st, np)
+		flattenNodeSettings(was, st, np, importing)
 	}
 	st.MinNodes, st.MaxNodes, st.ComputeClass, st.MachineType = minN, maxN, class, machineType
 	if kindFrom != nil {
@@ -430,7 +433,8 @@ func poolReplaced(role poolRole, old, p poolModel) bool {
 	case !old.Name.Equal(p.Name) || old.Status.ValueString() == "ERROR":
 		return true
 	case role.flex:
-		return !old.Provisioning.Equal(p.Provisioning) || (!old.MaxRunDuration.IsNull() && p.MaxRunDuration.IsNull())
+		// A run limit not known yet may turn out unset: plan for the replacement.
+		return !old.Provisioning.Equal(p.Provisioning) || (!old.MaxRunDuration.IsNull() && (p.MaxRunDuration.IsNull() || p.MaxRunDuration.IsUnknown()))
 	default:
 		return !old.ReservationAffinity.Equal(p.ReservationAffinity) || !old.Reservation.Equal(p.Reservation)
 	}

@@ -59,20 +59,10 @@ func expandNodeSettings(pm *poolPairModel, cfg *containerpb.NodeConfig) {
 // flattenNodeSettings reads the node settings from one live pool into st where the pool differs from was (st as it
 // was before either pool was read), so that a pool changed by hand shows whichever of the two it is. What GKE adds (its provisioning-model resource label) and what
 // compute_class reads (the class's label and taint) are left out; an empty setting equals an unset one.
-func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool) {
+func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, identity bool) {
 	cfg := np.GetConfig()
-	sa := cfg.GetServiceAccount()
-	if sa == "default" {
-		sa = ""
-	}
-	if live := orNull(sa); !live.Equal(was.ServiceAccount) {
-		st.ServiceAccount = live
-	}
-	scopes := slices.Sorted(slices.Values(cfg.GetOauthScopes()))
-	// Unset means gcloud's default scopes for the pool's service account.
-	unsetAndDefault := was.OauthScopes.IsNull() && slices.Equal(scopes, slices.Sorted(slices.Values(defaultScopes(sa))))
-	if !unsetAndDefault && !slices.Equal(scopes, slices.Sorted(slices.Values(stringElems(was.OauthScopes.Elements())))) {
-		st.OauthScopes = types.SetValueMust(types.StringType, stringValues(scopes))
+	if identity {
+		readIdentity(was, st, cfg)
 	}
 	if v, ok := readMap(was.ResourceLabels, gkedrift.WithoutGKELabels(np)); !ok {
 		st.ResourceLabels = v
@@ -102,6 +92,29 @@ func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool) {
 	if len(taints) != len(was.Taints.Elements()) || (len(taints) > 0 && !live.Equal(was.Taints)) {
 		st.Taints = live
 	}
+}
+
+// readIdentity reads the service account and scopes, which GKE sets only on a new pool.
+func readIdentity(was, st *poolPairModel, cfg *containerpb.NodeConfig) {
+	sa := cfg.GetServiceAccount()
+	if sa == "default" {
+		sa = ""
+	}
+	if live := orNull(sa); !live.Equal(was.ServiceAccount) {
+		st.ServiceAccount = live
+	}
+	scopes := slices.Sorted(slices.Values(cfg.GetOauthScopes()))
+	// Unset means gcloud's default scopes for the pool's service account.
+	unsetAndDefault := was.OauthScopes.IsNull() && slices.Equal(scopes, slices.Sorted(slices.Values(defaultScopes(sa))))
+	if !unsetAndDefault && !slices.Equal(scopes, slices.Sorted(slices.Values(stringElems(was.OauthScopes.Elements())))) {
+		st.OauthScopes = types.SetValueMust(types.StringType, stringValues(scopes))
+	}
+}
+
+// copyNodeSettings sets the node settings of m to from's.
+func copyNodeSettings(m, from *poolPairModel) {
+	m.ServiceAccount, m.OauthScopes, m.ResourceLabels = from.ServiceAccount, from.OauthScopes, from.ResourceLabels
+	m.NetworkTags, m.Labels, m.Taints = from.NetworkTags, from.Labels, from.Taints
 }
 
 // readMap is live as the attribute holds it; same is true when it equals was (null and empty alike).

@@ -27,7 +27,7 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 				stringvalidator.NoneOf("default"),
 				stringvalidator.RegexMatches(regexp.MustCompile(`^[^@\s]+@[^@\s]+$`), "must be a service account's email"),
 			},
-			MarkdownDescription: "Email of the IAM service account both pools' nodes run as (gcloud's `--service-account`); unset, the Compute Engine default service account. GKE sets it only on a new pool: changing it replaces both pools.",
+			MarkdownDescription: "Email of the IAM service account both pools' nodes run as (gcloud's `--service-account`); unset, the Compute Engine default service account. GKE sets it only on a new pool: changing it replaces both pools; a pool recreated by hand with another one shows in `drift`, and the apply recreates that pool alone.",
 		},
 		"oauth_scopes": schema.SetAttribute{
 			Optional:      true,
@@ -70,7 +70,7 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 					MarkdownDescription: "`NO_SCHEDULE`, `PREFER_NO_SCHEDULE` or `NO_EXECUTE`, as GKE's API names them.",
 				},
 			}},
-			MarkdownDescription: "Kubernetes taints on every node of both pools (gcloud's `--node-taints`), beside the ones GKE and `compute_class` set (`google.com/tpu`, `cloud.google.com/gke-queued`): a job needs a toleration for each. Updated in place.",
+			MarkdownDescription: "Kubernetes taints on every node of both pools (gcloud's `--node-taints`), beside the ones GKE sets for the accelerator and for DWS and the one `compute_class` sets: a job needs a toleration for each. Updated in place.",
 		},
 	}
 }

@@ -58,9 +58,27 @@ func TestExpandNodeSettingsMatchGcloud(t *testing.T) {
 		st := nodeSettingsModel()
 		st.OauthScopes, st.Drift = tc.m.OauthScopes, types.ListNull(types.StringType)
 		was := st.poolPairModel
-		flattenNodeSettings(&was, &st.poolPairModel, got)
+		flattenNodeSettings(&was, &st.poolPairModel, got, true)
 		if d := cmp.Diff(was, st.poolPairModel); d != "" {
 			t.Errorf("%s: reading the pool back changes the settings:\n%s", tc.role.attr, d)
 		}
+	}
+}
+
+// After an import, a pool recreated by hand with another service account or scopes does not change the attributes:
+// drift names that pool, and the apply recreates it alone instead of replacing the pair.
+func TestIdentityReadOnImportOnly(t *testing.T) {
+	t.Parallel()
+	np := expandNodePool(onDemandRole, poolModel{Name: types.StringValue("od"), ReservationAffinity: types.StringValue("none")}, nodeSettingsModel())
+	st := tutorialModel()
+	st.ServiceAccount, st.OauthScopes = types.StringNull(), types.SetNull(types.StringType)
+	was := st.poolPairModel
+	flattenNodeSettings(&was, &st.poolPairModel, np, false)
+	if !st.ServiceAccount.IsNull() || !st.OauthScopes.IsNull() {
+		t.Errorf("refresh read the identity: service account %s, scopes %s", st.ServiceAccount, st.OauthScopes)
+	}
+	flattenNodeSettings(&was, &st.poolPairModel, np, true)
+	if st.ServiceAccount.ValueString() != "tpu-nodes@dwsfallback-local.iam.gserviceaccount.com" || !st.OauthScopes.IsNull() {
+		t.Errorf("import: service account %s, scopes %s; want the pool's account and its default scopes (unset)", st.ServiceAccount, st.OauthScopes)
 	}
 }

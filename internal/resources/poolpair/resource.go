@@ -267,6 +267,8 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 		}
 	}
 	st.ComputeClass = plan.ComputeClass
+	// Read back against what this apply set, so that an empty list or map stays as the configuration writes it.
+	copyNodeSettings(st, plan)
 	if err := repairInPlace(ctx, client, ref, names, P(&planM)); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("repairing %s node pools changed by hand", r.kind.noun), err.Error())
 		return
