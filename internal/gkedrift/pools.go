@@ -1,6 +1,7 @@
 package gkedrift
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -28,11 +30,26 @@ func Made(np *containerpb.NodePool) *containerpb.NodePool {
 		surge := containerpb.NodePoolUpdateStrategy_SURGE
 		np.UpgradeSettings.Strategy = &surge
 	}
+	// The boot disk a request leaves out is GKE's default for the machine type (catalog), so one changed by hand
+	// shows.
+	if cfg := np.GetConfig(); cfg != nil {
+		cfg.DiskType = cmp.Or(cfg.DiskType, catalog.DefaultDiskType(cfg.MachineType))
+		cfg.DiskSizeGb = cmp.Or(cfg.DiskSizeGb, catalog.DefaultDiskSizeGB)
+		withGvnic(cfg)
+	}
 	return np
 }
 
+// withGvnic gives a config without a gVNIC setting one that says off, which is what none means: Diff then compares
+// gvnic.enabled (a ZeroFields entry) whichever of the two a request or GKE wrote.
+func withGvnic(cfg *containerpb.NodeConfig) {
+	if cfg.Gvnic == nil {
+		cfg.Gvnic = &containerpb.VirtualNIC{}
+	}
+}
+
 // Live is a live pool as Diff compares it with what an apply made: less the resource label GKE adds, when it has
-// GKE's value. A pool without it (made before GKE added it) is not drift either, and the label is GKE's to set: a
+// GKE's value, and with gVNIC off where it has no setting (withGvnic). A pool without it (made before GKE added it) is not drift either, and the label is GKE's to set: a
 // request never carries it (GKE reserves goog- keys).
 func Live(np *containerpb.NodePool) *containerpb.NodePool {
 	if np.GetConfig() == nil {
@@ -40,6 +57,7 @@ func Live(np *containerpb.NodePool) *containerpb.NodePool {
 	}
 	np, _ = proto.Clone(np).(*containerpb.NodePool)
 	np.Config.ResourceLabels = WithoutGKELabels(np)
+	withGvnic(np.Config)
 	return np
 }
 
@@ -49,16 +67,14 @@ func PoolDiff(want, have *containerpb.NodePool) []string {
 }
 
 // provisioningModel is the value of the resource label GKE adds to every pool it creates (wellknown's
-// ProvisioningModelLabel), "" for a pool of queued provisioning without flex-start, for which no answer of GKE is on
-// record.
+// ProvisioningModelLabel). A pool of queued provisioning without flex-start is "on-demand", as Config Connector's
+// recorded GKE traffic shows.
 func provisioningModel(np *containerpb.NodePool) string {
 	switch cfg := np.GetConfig(); {
 	case cfg.GetFlexStart():
 		return "flex-start"
 	case cfg.GetSpot():
 		return "spot"
-	case np.GetQueuedProvisioning().GetEnabled():
-		return ""
 	}
 	return "on-demand"
 }
@@ -66,7 +82,7 @@ func provisioningModel(np *containerpb.NodePool) string {
 // WithoutGKELabels are resource labels less the one GKE adds to np, when it has GKE's value: what the user asked for.
 func WithoutGKELabels(np *containerpb.NodePool) map[string]string {
 	labels := maps.Clone(np.GetConfig().GetResourceLabels())
-	if model := provisioningModel(np); model != "" && labels[wellknown.ProvisioningModelLabel] == model {
+	if labels[wellknown.ProvisioningModelLabel] == provisioningModel(np) {
 		delete(labels, wellknown.ProvisioningModelLabel)
 	}
 	return labels
@@ -74,9 +90,9 @@ func WithoutGKELabels(np *containerpb.NodePool) map[string]string {
 
 // ZeroFields are the fields of a pool's request that mean something at zero: auto-repair or auto-upgrade off (the
 // DWS docs' GPU plan B turns auto-repair off), a minimum of 0 nodes, and no labels, tags or taints (so that one added
-// by hand to a pool made without any is drift).
+// by hand to a pool made without any is drift), and gVNIC off.
 var ZeroFields = []string{"management.autoRepair", "management.autoUpgrade", "autoscaling.minNodeCount", "autoscaling.totalMinNodeCount",
-	"config.labels", "config.resourceLabels", "config.tags", "config.taints"}
+	"config.labels", "config.resourceLabels", "config.tags", "config.taints", "config.gvnic.enabled"}
 
 // Pools names each field of a live pool that differs from what the last apply made of it, as
 // "NodePool/NAME .path" in GKE's field names, so that the plan says which of the two pools differs.
@@ -96,7 +112,7 @@ func Pools(baselines map[string]*containerpb.NodePool, live ...*containerpb.Node
 
 // inPlaceFields are the fields of a pool GKE changes without recreating it, each by the call Update repairs it with.
 var inPlaceFields = []string{"autoscaling", "management", "upgradeSettings", "config.labels", "config.taints", "config.maxRunDuration",
-	"config.resourceLabels", "config.tags"}
+	"config.resourceLabels", "config.tags", "config.diskType", "config.diskSizeGb", "config.gvnic"}
 
 // InPlace says whether GKE changes the field at path in place, without a new pool.
 func InPlace(path string) bool { return Under(path, inPlaceFields...) }
@@ -138,7 +154,7 @@ func ByPool(drift []string) (pools []string, fields map[string][]string) {
 
 // InPlaceRepairs are the calls that set again, on the pool named name, the fields GKE changes in place where have
 // differs from want: autoscaling, management, upgrade settings, node labels and taints, resource labels, network
-// tags and the run limit.
+// tags, the run limit, the boot disk and gVNIC.
 func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.NodePool) []func(context.Context) (*containerpb.Operation, error) {
 	diff := PoolDiff(want, have)
 	differs := func(field string) bool {
@@ -155,8 +171,7 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 			return client.API().SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: name, Management: want.GetManagement()})
 		})
 	}
-	if slices.ContainsFunc([]string{"upgradeSettings", "config.labels", "config.taints", "config.maxRunDuration", "config.resourceLabels",
-		"config.tags"}, differs) {
+	if slices.ContainsFunc(inPlaceFields[2:], differs) {
 		u := &containerpb.UpdateNodePoolRequest{Name: name}
 		if differs("upgradeSettings") {
 			u.UpgradeSettings = want.GetUpgradeSettings()
@@ -175,6 +190,14 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 		}
 		if differs("config.tags") {
 			u.Tags = &containerpb.NetworkTags{Tags: want.GetConfig().GetTags()}
+		}
+		if differs("config.diskType") || differs("config.diskSizeGb") {
+			// Both go in one call: each "initiates an upgrade operation that migrates the nodes" (UpdateNodePoolRequest),
+			// so one call migrates them once.
+			u.DiskType, u.DiskSizeGb = want.GetConfig().GetDiskType(), int64(want.GetConfig().GetDiskSizeGb())
+		}
+		if differs("config.gvnic") {
+			u.Gvnic = &containerpb.VirtualNIC{Enabled: want.GetConfig().GetGvnic().GetEnabled()}
 		}
 		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
 	}

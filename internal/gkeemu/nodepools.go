@@ -1,6 +1,7 @@
 package gkeemu
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"strings"
@@ -165,6 +166,9 @@ func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 	if e := validateMaxRunDuration(np.Name, np.Config.GetMaxRunDuration(), np.Config.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled()); e != nil {
 		return e
 	}
+	if e := validateBootDisk(np.Config.MachineType, np.Config.DiskType, np.Config.DiskSizeGb); e != nil {
+		return e
+	}
 	if np.Config.GetFlexStart() {
 		if consumesReservation {
 			return invalid("Flex-start node pools cannot consume reservations; set reservation affinity to NO_RESERVATION.")
@@ -231,15 +235,7 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 	np.PodIpv4CidrSize = 24
 	np.Etag = fmt.Sprintf("%x", s.opts.Now().UnixNano())
 	cfg := np.Config
-	if cfg.DiskSizeGb == 0 {
-		cfg.DiskSizeGb = 100
-	}
-	if cfg.DiskType == "" {
-		cfg.DiskType = "pd-balanced"
-		if strings.HasPrefix(cfg.MachineType, "ct6e") || strings.HasPrefix(cfg.MachineType, "ct5p") {
-			cfg.DiskType = "hyperdisk-balanced"
-		}
-	}
+	fillBootDisk(cfg)
 	if cfg.ImageType == "" {
 		cfg.ImageType = "COS_CONTAINERD"
 	}
@@ -257,14 +253,7 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 			cfg.GcfsConfig, _ = proto.Clone(d).(*containerpb.GcfsConfig)
 		}
 	}
-	if model := provisioningModel(np); model != "" {
-		labels := maps.Clone(cfg.ResourceLabels)
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[wellknown.ProvisioningModelLabel] = model
-		cfg.ResourceLabels = labels
-	}
+	cfg.ResourceLabels = withModelLabel(np, cfg.ResourceLabels)
 	flexOrQueued := cfg.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled()
 	if cfg.ReservationAffinity == nil && flexOrQueued {
 		cfg.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
@@ -290,18 +279,27 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 	}
 }
 
-// provisioningModel is the value of the resource label GKE adds to a new pool for how its VMs are provisioned; "" for
-// a pool of queued provisioning without flex-start, for which no GKE answer is on record.
+// provisioningModel is the value of the resource label GKE adds to a new pool for how its VMs are provisioned. A pool
+// of queued provisioning without flex-start is "on-demand" (GKE's answer recorded in Config Connector's
+// containernodepool-queuedprovisioning traffic).
 func provisioningModel(np *containerpb.NodePool) string {
 	switch cfg := np.GetConfig(); {
 	case cfg.GetFlexStart():
 		return "flex-start"
 	case cfg.GetSpot():
 		return "spot"
-	case np.GetQueuedProvisioning().GetEnabled():
-		return ""
 	}
 	return "on-demand"
+}
+
+// withModelLabel is labels with GKE's provisioning-model label added, as GKE keeps it on every pool.
+func withModelLabel(np *containerpb.NodePool, labels map[string]string) map[string]string {
+	labels = maps.Clone(labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[wellknown.ProvisioningModelLabel] = provisioningModel(np)
+	return labels
 }
 
 // shortLived gives a flex-start or queued pool the upgrade strategy GKE gives it whatever the request asked: a node
@@ -522,15 +520,8 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 		}
 		set(req.Labels != nil, func() { cfg.Labels = req.Labels.GetLabels() })
 		set(req.ResourceLabels != nil, func() {
-			// GKE's own label stays whatever labels an update asks for (assumed: no record shows GKE dropping it).
-			labels := maps.Clone(req.ResourceLabels.GetLabels())
-			if model := provisioningModel(np); model != "" {
-				if labels == nil {
-					labels = map[string]string{}
-				}
-				labels[wellknown.ProvisioningModelLabel] = model
-			}
-			cfg.ResourceLabels = labels
+			// GKE's own label stays whatever labels an update asks for: GKE reconciles its reserved labels.
+			cfg.ResourceLabels = withModelLabel(np, req.ResourceLabels.GetLabels())
 		})
 		set(req.Taints != nil, func() { cfg.Taints = req.Taints.GetTaints() })
 		set(req.Tags != nil, func() { cfg.Tags = req.Tags.GetTags() })
@@ -549,8 +540,12 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 		})
 		set(len(req.Locations) > 0, func() { np.Locations = req.Locations })
 		set(req.MachineType != "", func() { cfg.MachineType = req.MachineType })
-		set(req.DiskSizeGb != 0, func() { cfg.DiskSizeGb = int32(req.DiskSizeGb) })
-		set(req.DiskType != "", func() { cfg.DiskType = req.DiskType })
+		machineType := cmp.Or(req.MachineType, cfg.MachineType)
+		if e := validateBootDisk(machineType, req.DiskType, int32(req.DiskSizeGb)); e != nil { //nolint:gosec // GKE's sizes fit
+			return nil, e
+		}
+		set(req.DiskSizeGb != 0, func() { cfg.DiskSizeGb = int32(req.DiskSizeGb); syncBootDisk(cfg) }) //nolint:gosec // GKE's sizes fit
+		set(req.DiskType != "", func() { cfg.DiskType = req.DiskType; syncBootDisk(cfg) })
 		set(req.Gvnic != nil, func() { cfg.Gvnic = req.Gvnic })
 		if req.NodeVersion != "" && req.NodeVersion != "-" {
 			v, e := resolveVersion(req.NodeVersion)

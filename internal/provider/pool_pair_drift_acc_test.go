@@ -29,10 +29,12 @@ func TestAccDrift_poolPairGenerated(t *testing.T) {
 	}{
 		// The tutorial's pair: plan B with queued provisioning.
 		{"tutorial", func(cluster string) string { return pairConfig(cluster, "od", "dws", 4) }},
-		// The pair of a ComputeClass: node labels and taints, and plan B without queued provisioning.
+		// The pair of a ComputeClass: node labels and taints, and plan B without queued provisioning; a boot disk and
+		// gVNIC other than GKE's defaults.
 		{"class", func(cluster string) string {
 			return strings.Replace(pairConfig(cluster, "od", "dws", 4), `  flex_start   = { name = "dws" }`,
-				`compute_class = "tpu-fallback"`+"\n"+`flex_start = { name = "dws", provisioning = "flex-start-unqueued" }`, 1)
+				`compute_class = "tpu-fallback"`+"\n"+`flex_start = { name = "dws", provisioning = "flex-start-unqueued" }`+"\n"+
+					`disk_size_gb = 200`+"\n"+`gvnic = true`, 1)
 		}},
 		// Plan A on a specific reservation, plan B with a run limit.
 		{"reservation", func(cluster string) string {

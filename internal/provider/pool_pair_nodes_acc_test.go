@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,11 +26,14 @@ const teamSettings = `
   network_tags    = ["tpu", "ml"]
   labels          = { team = "ml" }
   taints          = [{ key = "dedicated", value = "ml", effect = "NO_SCHEDULE" }]
+  disk_type       = "hyperdisk-balanced"
+  disk_size_gb    = 200
+  gvnic           = true
 `
 
 // TestAccTPUPoolPair_nodeSettings: a pair whose pools gcloud made with a team's node settings imports with an empty
-// plan; Terraform makes the same pools; labels, tags and taints change in place and go when removed from the
-// configuration; new scopes replace the pools.
+// plan; Terraform makes the same pools; labels, tags, taints, the boot disk and gVNIC change in place and go when
+// removed from the configuration; new scopes replace the pools.
 func TestAccTPUPoolPair_nodeSettings(t *testing.T) {
 	t.Parallel() // GKE only, on clusters of its own
 	byGcloud := createTestCluster(t, "nodes-gcloud")
@@ -69,8 +73,11 @@ func TestAccTPUPoolPair_nodeSettings(t *testing.T) {
   network_tags    = ["tpu"]
   labels          = { team = "research", tier = "gold" }
   taints          = [{ key = "dedicated", value = "research", effect = "NO_EXECUTE" }]
+  disk_size_gb    = 300
 `),
 				Check: resource.ComposeTestCheckFunc(deletedPools(byTerraform, 0),
+					checkPool(t, byTerraform, "on-demand-pool", "config.diskSizeGb", "300"),
+					checkPool(t, byTerraform, "dws-pool", "config.gvnic.enabled", ""),
 					checkPool(t, byTerraform, "dws-pool", "config.resourceLabels", `{"goog-gke-node-pool-provisioning-model":"flex-start","team":"research"}`),
 					checkPool(t, byTerraform, "on-demand-pool", "config.tags", `["tpu"]`),
 					checkPool(t, byTerraform, "on-demand-pool", "config.labels", `{"team":"research","tier":"gold"}`),
@@ -80,6 +87,7 @@ func TestAccTPUPoolPair_nodeSettings(t *testing.T) {
 				Config: nodeSettingsConfig("nodes-terraform", `service_account = "`+nodesAccount+`"`),
 				Check: resource.ComposeTestCheckFunc(deletedPools(byTerraform, 0),
 					checkPool(t, byTerraform, "on-demand-pool", "config.resourceLabels", `{"goog-gke-node-pool-provisioning-model":"on-demand"}`),
+					checkPool(t, byTerraform, "dws-pool", "config.diskSizeGb", "100"),
 					checkPool(t, byTerraform, "dws-pool", "config.tags", ""),
 					checkPool(t, byTerraform, "on-demand-pool", "config.labels", ""),
 					checkPool(t, byTerraform, "dws-pool", "config.taints", "")),
@@ -99,4 +107,27 @@ func TestAccTPUPoolPair_nodeSettings(t *testing.T) {
 			},
 		},
 	})
+}
+
+// TestAccTPUPoolPair_nodeSettingsBadInput: node settings the configuration alone shows GKE would refuse fail the plan.
+func TestAccTPUPoolPair_nodeSettingsBadInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, settings, want string }{
+		{"a disk v6e cannot boot from", `disk_type = "pd-balanced"`, `(?s)ct6e-standard-4t\s+nodes\s+boot\s+only\s+from\s+hyperdisk-balanced`},
+		{"a disk type GKE has not", `disk_type = "pd-extreme"`, `(?s)disk_type.*value must be one of`},
+		{"a disk below 10 GB", `disk_size_gb = 5`, `(?s)disk_size_gb.*at least 10`},
+		{"GKE's own resource label", `resource_labels = { goog-gke-node-pool-provisioning-model = "spot" }`, `(?s)GKE's\s+reserved\s+labels`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{
+					Config:      nodeSettingsConfig("any-cluster", tc.settings),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
 }

@@ -97,7 +97,7 @@ func ReservationPools(cluster, onDemand, dws, reservation string) [][]string {
 // resource labels, network tags, node labels and taints, and on plan B the scopes of the service account.
 func NodeSettingsPools(cluster, onDemand, dws, serviceAccount string) [][]string {
 	settings := []string{"--service-account=" + serviceAccount, "--labels=team=ml,cost-center=42", "--tags=tpu,ml",
-		"--node-labels=team=ml", "--node-taints=dedicated=ml:NoSchedule"}
+		"--node-labels=team=ml", "--node-taints=dedicated=ml:NoSchedule", "--disk-type=hyperdisk-balanced", "--disk-size=200", "--enable-gvnic"}
 	pools := TutorialPools(cluster, onDemand, dws)
 	pools[0] = append(pools[0], settings...)
 	pools[1] = append(append(pools[1], settings...), "--scopes=cloud-platform")

@@ -34,8 +34,9 @@ const (
 	// GPUResource is a GPU node's extended resource and the key of its taint.
 	GPUResource = "nvidia.com/gpu"
 	// ProvisioningModelLabel is the resource label (a Compute Engine label, config.resourceLabels) GKE adds to every
-	// node pool it creates: "on-demand", "flex-start" or "spot" (GKE's answers recorded in Config Connector's mockgcp
-	// node pool traffic; GKE's TPU flex-start docs show "flex-start").
+	// node pool it creates (GKE docs, creating-managing-labels, "Automatically applied labels"): "on-demand" for on-demand
+	// and queued-provisioning pools (GKE's answers recorded in Config Connector's node pool traffic), "flex-start" and
+	// "spot" (users' copies of live pools; no Google record of these two was found).
 	ProvisioningModelLabel = "goog-gke-node-pool-provisioning-model"
 )
 

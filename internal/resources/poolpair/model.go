@@ -34,6 +34,9 @@ type poolPairModel struct {
 	NetworkTags    types.List   `tfsdk:"network_tags"`
 	Labels         types.Map    `tfsdk:"labels"`
 	Taints         types.List   `tfsdk:"taints"`
+	DiskType       types.String `tfsdk:"disk_type"`
+	DiskSizeGB     types.Int64  `tfsdk:"disk_size_gb"`
+	Gvnic          types.Bool   `tfsdk:"gvnic"`
 	OnDemand       types.Object `tfsdk:"on_demand"`
 	FlexStart      types.Object `tfsdk:"flex_start"`
 	// Drift names each field of either pool that differs from what the last apply made of it.

@@ -1,15 +1,23 @@
 package poolpair
 
 import (
+	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -34,7 +42,7 @@ func defaultScopes(serviceAccount string) []string {
 }
 
 // expandNodeSettings sets on a pool's config what the pair's node settings ask for, as gcloud's --service-account,
-// --scopes, --labels, --tags, --node-labels and --node-taints do; the ComputeClass's label and taint are added after.
+// --scopes, --labels, --tags, --node-labels, --node-taints, --disk-type, --disk-size and --enable-gvnic do; the ComputeClass's label and taint are added after.
 func expandNodeSettings(pm *poolPairModel, cfg *containerpb.NodeConfig) {
 	cfg.ServiceAccount = pm.ServiceAccount.ValueString()
 	cfg.OauthScopes = defaultScopes(cfg.ServiceAccount)
@@ -44,6 +52,16 @@ func expandNodeSettings(pm *poolPairModel, cfg *containerpb.NodeConfig) {
 	cfg.ResourceLabels = stringMap(pm.ResourceLabels)
 	cfg.Tags = stringElems(pm.NetworkTags.Elements())
 	cfg.Labels = stringMap(pm.Labels)
+	// GKE's defaults are left out, as gcloud leaves out flags not given.
+	if t := pm.DiskType.ValueString(); t != catalog.DefaultDiskType(cfg.MachineType) {
+		cfg.DiskType = t
+	}
+	if n := pm.DiskSizeGB.ValueInt64(); n != catalog.DefaultDiskSizeGB {
+		cfg.DiskSizeGb = int32(n) //nolint:gosec // validated to at least 10; GKE's sizes fit
+	}
+	if pm.Gvnic.ValueBool() {
+		cfg.Gvnic = &containerpb.VirtualNIC{Enabled: true}
+	}
 	for _, e := range pm.Taints.Elements() {
 		o, ok := e.(types.Object)
 		if !ok || o.IsNull() || o.IsUnknown() {
@@ -78,6 +96,7 @@ func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, ident
 	if v, ok := readMap(was.Labels, labels); !ok {
 		st.Labels = v
 	}
+	readDisk(was, st, cfg)
 	var taints []attr.Value
 	for _, t := range cfg.GetTaints() {
 		if t.GetKey() != wellknown.ComputeClassLabel {
@@ -91,6 +110,52 @@ func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, ident
 	}
 	if len(taints) != len(was.Taints.Elements()) || (len(taints) > 0 && !live.Equal(was.Taints)) {
 		st.Taints = live
+	}
+}
+
+// readDisk reads the boot disk and gVNIC where they differ from was, or was has none (an import, a state from before
+// they were attributes).
+func readDisk(was, st *poolPairModel, cfg *containerpb.NodeConfig) {
+	if t := cfg.GetDiskType(); t != "" && (was.DiskType.IsNull() || t != was.DiskType.ValueString()) {
+		st.DiskType = types.StringValue(t)
+	}
+	if n := int64(cfg.GetDiskSizeGb()); n != 0 && (was.DiskSizeGB.IsNull() || n != was.DiskSizeGB.ValueInt64()) {
+		st.DiskSizeGB = types.Int64Value(n)
+	}
+	if on := cfg.GetGvnic().GetEnabled(); was.Gvnic.IsNull() || on != was.Gvnic.ValueBool() {
+		st.Gvnic = types.BoolValue(on)
+	}
+}
+
+// planDiskType plans GKE's default boot disk for the machine type where the configuration names none, so that a
+// disk changed by hand plans back to it; unknown while the machine type is.
+func planDiskType(ctx context.Context, config tfsdk.Config, plan *poolPairModel, diags *diag.Diagnostics) {
+	var configured types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("disk_type"), &configured)...)
+	switch {
+	case !configured.IsNull():
+		return
+	case tfvalue.Known(plan.MachineType):
+		plan.DiskType = types.StringValue(catalog.DefaultDiskType(plan.MachineType.ValueString()))
+	default:
+		plan.DiskType = types.StringUnknown()
+	}
+}
+
+// validateNodeSettings checks what the configuration alone shows of the node settings: a boot disk the machine type
+// cannot boot from, and a resource label of GKE's own.
+func validateNodeSettings(m *poolPairModel, diags *diag.Diagnostics) {
+	if tfvalue.Known(m.MachineType) && tfvalue.Known(m.DiskType) && !catalog.TakesDisk(m.MachineType.ValueString(), m.DiskType.ValueString()) {
+		diags.AddAttributeError(path.Root("disk_type"), "A boot disk the machine type cannot use",
+			fmt.Sprintf("disk_type is %s, but %s nodes boot only from %s (Cloud TPU and Compute Engine docs on supported disk types). Set disk_type to that, or leave it out for GKE's default.",
+				m.DiskType.ValueString(), m.MachineType.ValueString(), strings.Join(catalog.BootDisks(m.MachineType.ValueString()), " or ")))
+	}
+	for k := range stringMap(m.ResourceLabels) {
+		if strings.HasPrefix(k, "goog-gke-") {
+			diags.AddAttributeError(path.Root("resource_labels"), "A resource label GKE keeps for itself",
+				fmt.Sprintf("resource_labels has key %q: keys starting with goog-gke- are GKE's reserved labels (it adds %s), and GKE sets them itself and reconciles any change to them (GKE docs, creating-managing-labels), so a value set here would not stay.",
+					k, wellknown.ProvisioningModelLabel))
+		}
 	}
 }
 
@@ -115,6 +180,7 @@ func readIdentity(was, st *poolPairModel, cfg *containerpb.NodeConfig) {
 func copyNodeSettings(m, from *poolPairModel) {
 	m.ServiceAccount, m.OauthScopes, m.ResourceLabels = from.ServiceAccount, from.OauthScopes, from.ResourceLabels
 	m.NetworkTags, m.Labels, m.Taints = from.NetworkTags, from.Labels, from.Taints
+	m.DiskType, m.DiskSizeGB, m.Gvnic = from.DiskType, from.DiskSizeGB, from.Gvnic
 }
 
 // readMap is live as the attribute holds it; same is true when it equals was (null and empty alike).

@@ -3,16 +3,20 @@ package poolpair
 import (
 	"regexp"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -46,7 +50,7 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 			Validators: []validator.Map{
 				mapvalidator.KeysAre(stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z][-_a-z0-9]{0,62}$`), "must be a Compute Engine label key: lowercase letters, digits, - and _, starting with a letter, at most 63 characters")),
 			},
-			MarkdownDescription: "Compute Engine labels of both pools' VMs, e.g. for billing (gcloud's `--labels`). GKE's own label (`" + wellknown.ProvisioningModelLabel + "`) is not listed here and never drift. Updated in place; removing them removes them from the pools.",
+			MarkdownDescription: "Compute Engine labels of both pools' VMs, e.g. for billing (gcloud's `--labels`). Keys starting with `goog-gke-` are GKE's own (it adds `" + wellknown.ProvisioningModelLabel + "`), are not listed here and never drift. Updated in place; removing them removes them from the pools.",
 		},
 		"network_tags": schema.ListAttribute{
 			Optional:            true,
@@ -58,6 +62,27 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 			ElementType:         types.StringType,
 			Validators:          []validator.Map{mapvalidator.KeysAre(notTheClass)},
 			MarkdownDescription: "Kubernetes labels on every node of both pools (gcloud's `--node-labels`), beside the ones GKE and `compute_class` set. Updated in place.",
+		},
+		"disk_type": schema.StringAttribute{
+			Optional:   true,
+			Computed:   true,
+			Validators: []validator.String{stringvalidator.OneOf(catalog.DiskTypes...)},
+			MarkdownDescription: "Boot disk type of both pools' nodes (gcloud's `--disk-type`): `pd-balanced`, `pd-standard`, `pd-ssd` or `hyperdisk-balanced`. " +
+				"Unset, GKE's default for the machine type: `hyperdisk-balanced` for TPU7x, v6e, A4, A4X and A3 Ultra, which boot from nothing else, `pd-balanced` for the rest " +
+				"(v5p and v5e boot from nothing else). Changed in place: GKE migrates the nodes.",
+		},
+		"disk_size_gb": schema.Int64Attribute{
+			Optional:            true,
+			Computed:            true,
+			Default:             int64default.StaticInt64(catalog.DefaultDiskSizeGB),
+			Validators:          []validator.Int64{int64validator.AtLeast(catalog.MinDiskSizeGB)},
+			MarkdownDescription: "Boot disk size of both pools' nodes in GB (gcloud's `--disk-size`), at least 10. Unset, GKE's 100. Changed in place: GKE migrates the nodes.",
+		},
+		"gvnic": schema.BoolAttribute{
+			Optional:            true,
+			Computed:            true,
+			Default:             booldefault.StaticBool(false),
+			MarkdownDescription: "Whether both pools' nodes use Google Virtual NIC (gcloud's `--enable-gvnic`). Unset means off, as GKE leaves it. Changed in place.",
 		},
 		"taints": schema.ListNestedAttribute{
 			Optional: true,

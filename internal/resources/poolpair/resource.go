@@ -337,6 +337,9 @@ func (r *poolPairResource[M, P]) ImportState(ctx context.Context, req resource.I
 		NetworkTags:    types.ListNull(types.StringType),
 		Labels:         types.MapNull(types.StringType),
 		Taints:         types.ListNull(taintType),
+		DiskType:       types.StringNull(),
+		DiskSizeGB:     types.Int64Null(),
+		Gvnic:          types.BoolNull(),
 		OnDemand:       types.ObjectNull(onDemandRole.attrTypes()),
 		FlexStart:      types.ObjectNull(flexStartRole.attrTypes()),
 		Drift:          types.ListNull(types.StringType),
@@ -373,7 +376,8 @@ func (r *poolPairResource[M, P]) ValidateConfig(ctx context.Context, req resourc
 				"keep the ProvisioningRequest's pods off it. Set flex_start.provisioning = %q, or leave compute_class out and fall back "+
 				"through Kueue's flavors.", m.ComputeClass.ValueString(), mode, provisioningUnqueued))
 	}
-	validatePoolSettings(od, odOK, fx, fxOK, m.ResourceLabels, &resp.Diagnostics)
+	validatePoolSettings(od, odOK, fx, fxOK, &resp.Diagnostics)
+	validateNodeSettings(m, &resp.Diagnostics)
 	P(&mM).validate(&resp.Diagnostics)
 }
 
@@ -398,9 +402,10 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 		prior = P(&priorM).pair()
 	}
 	P(&planM).derive()
+	planDiskType(ctx, req.Config, plan, &resp.Diagnostics)
 	// Drift is repaired by the apply, and is empty after it.
 	plan.Drift = tfdrift.List(nil)
-	changed := prior != nil && (!tfvalue.PlanEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0)
+	changed := prior != nil && (!tfvalue.PlanEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0 || !plan.DiskType.Equal(prior.DiskType))
 	replacedPools := map[string]bool{}
 	// A pool object not known yet (a module variable) leaves its name, and so the id, unknown.
 	names := [2]types.String{types.StringUnknown(), types.StringUnknown()}

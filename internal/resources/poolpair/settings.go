@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // reservationNameKey is the key GKE's reservation affinity takes for a specific reservation (NodeConfig
@@ -73,7 +72,7 @@ func formatRunDuration(d time.Duration) string {
 // validatePoolSettings checks what the configuration alone shows of the pools' own settings: a reservation goes
 // with affinity specific and only with it, as gcloud requires of --reservation, and a run limit stays within the
 // 7 days DWS VMs run.
-func validatePoolSettings(od poolModel, odOK bool, fx poolModel, fxOK bool, resourceLabels types.Map, diags *diag.Diagnostics) {
+func validatePoolSettings(od poolModel, odOK bool, fx poolModel, fxOK bool, diags *diag.Diagnostics) {
 	if odOK && !od.ReservationAffinity.IsUnknown() && !od.Reservation.IsUnknown() {
 		affinity := od.ReservationAffinity.ValueString()
 		if affinity == "" {
@@ -87,12 +86,6 @@ func validatePoolSettings(od poolModel, odOK bool, fx poolModel, fxOK bool, reso
 			diags.AddAttributeError(path.Root("on_demand").AtName("reservation_affinity"), "A reservation needs reservation_affinity = \"specific\"",
 				fmt.Sprintf(`on_demand.reservation names %q, but on_demand.reservation_affinity is %q: GKE consumes a named reservation only with affinity "specific". Set it, or leave reservation out.`,
 					od.Reservation.ValueString(), affinity))
-		}
-	}
-	for k := range stringMap(resourceLabels) {
-		if strings.HasPrefix(k, "goog-") {
-			diags.AddAttributeError(path.Root("resource_labels"), "A resource label GKE keeps for itself",
-				fmt.Sprintf("resource_labels has key %q: keys starting with goog- are Google's own (GKE adds %s), and GKE refuses them.", k, wellknown.ProvisioningModelLabel))
 		}
 	}
 	if fxOK && tfvalue.Known(fx.MaxRunDuration) && runDurationRE.MatchString(fx.MaxRunDuration.ValueString()) {

@@ -80,7 +80,7 @@ func TestValidatePoolSettings(t *testing.T) {
 		{"run limit past 7 days", poolModel{}, poolModel{MaxRunDuration: str("691200s")}, "at most 7 days (604800s)"},
 	} {
 		var diags diag.Diagnostics
-		validatePoolSettings(tc.od, true, tc.fx, true, types.MapNull(types.StringType), &diags)
+		validatePoolSettings(tc.od, true, tc.fx, true, &diags)
 		got := ""
 		for _, d := range diags {
 			got += d.Summary() + ": " + d.Detail()

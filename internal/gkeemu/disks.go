@@ -1,0 +1,44 @@
+package gkeemu
+
+import (
+	"slices"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+)
+
+// validateBootDisk refuses a boot disk GKE would: an unknown type, a type the machine family cannot boot from (GKE's
+// words, as users report them: "pd-standard disk type cannot be used by a4-highgpu-8g machine type."), or less than
+// GKE's 10 GB.
+func validateBootDisk(machineType, diskType string, sizeGB int32) *apiError {
+	if diskType != "" && !slices.Contains(catalog.DiskTypes, diskType) {
+		return invalid("Invalid value for field 'nodePool.config.diskType': %q. Must be one of %v.", diskType, catalog.DiskTypes)
+	}
+	if diskType != "" && !catalog.TakesDisk(machineType, diskType) {
+		return invalid("%s disk type cannot be used by %s machine type.", diskType, machineType)
+	}
+	if sizeGB != 0 && sizeGB < catalog.MinDiskSizeGB {
+		return invalid("Invalid value for field 'nodePool.config.diskSizeGb': %d. Disk size must be at least %d GB.", sizeGB, catalog.MinDiskSizeGB)
+	}
+	return nil
+}
+
+// fillBootDisk gives a new pool GKE's boot disk where the request leaves it out, and mirrors it in config.bootDisk as
+// GKE's answers do.
+func fillBootDisk(cfg *containerpb.NodeConfig) {
+	if cfg.DiskSizeGb == 0 {
+		cfg.DiskSizeGb = catalog.DefaultDiskSizeGB
+	}
+	if cfg.DiskType == "" {
+		cfg.DiskType = catalog.DefaultDiskType(cfg.MachineType)
+	}
+	syncBootDisk(cfg)
+}
+
+func syncBootDisk(cfg *containerpb.NodeConfig) {
+	if cfg.BootDisk == nil {
+		cfg.BootDisk = &containerpb.BootDisk{}
+	}
+	cfg.BootDisk.DiskType, cfg.BootDisk.SizeGb = cfg.DiskType, int64(cfg.DiskSizeGb)
+}
