@@ -341,6 +341,9 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	if e := s.checkReservation(c, np); e != nil {
 		return nil, e
 	}
+	if e := checkAutoUpgrade(c, np.GetManagement()); e != nil {
+		return nil, e
+	}
 	s.fillNodePool(c, np)
 	c.pb.NodePools = append(c.pb.NodePools, np)
 	stockout := s.takeStockout(c.pb.Name, np.Name)
@@ -490,8 +493,21 @@ func (s *Server) setNodePoolManagement(r *request) (proto.Message, *apiError) {
 		return nil, invalid("Management must be specified.")
 	}
 	return s.mutatePool(r, containerpb.Operation_SET_NODE_POOL_MANAGEMENT, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
+		if e := checkAutoUpgrade(c, req.Management); e != nil {
+			return nil, e
+		}
 		return func() { np.Management = req.Management }, nil
 	})
+}
+
+// checkAutoUpgrade refuses auto-upgrade off on a cluster enrolled in a release channel, in GKE's words (as users
+// report them: "Auto_upgrade must be true when release_channel STABLE is set.").
+func checkAutoUpgrade(c *cluster, m *containerpb.NodeManagement) *apiError {
+	ch := c.pb.GetReleaseChannel().GetChannel()
+	if m == nil || m.AutoUpgrade || ch == containerpb.ReleaseChannel_UNSPECIFIED {
+		return nil
+	}
+	return invalid("Auto_upgrade must be true when release_channel %s is set.", ch)
 }
 
 // updateNodePool applies UpdateNodePoolRequest's in-place fields and refuses the ones GKE fixes at creation for the

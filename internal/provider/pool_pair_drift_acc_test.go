@@ -29,11 +29,12 @@ func TestAccDrift_poolPairGenerated(t *testing.T) {
 	}{
 		// The tutorial's pair: plan B with queued provisioning.
 		{"tutorial", func(cluster string) string { return pairConfig(cluster, "od", "dws", 4) }},
-		// The pair of a ComputeClass: node labels and taints, and plan B without queued provisioning; a boot disk and
-		// gVNIC other than GKE's defaults.
+		// The pair of a ComputeClass: node labels and taints, and plan B without queued provisioning; a boot disk,
+		// gVNIC and plan A's surge upgrades other than GKE's defaults, plan B's auto-repair off.
 		{"class", func(cluster string) string {
-			return strings.Replace(pairConfig(cluster, "od", "dws", 4), `  flex_start   = { name = "dws" }`,
-				`compute_class = "tpu-fallback"`+"\n"+`flex_start = { name = "dws", provisioning = "flex-start-unqueued" }`+"\n"+
+			c := strings.Replace(pairConfig(cluster, "od", "dws", 4), `{ name = "od" }`, `{ name = "od", max_surge = 2, max_unavailable = 1 }`, 1)
+			return strings.Replace(c, `  flex_start   = { name = "dws" }`,
+				`compute_class = "tpu-fallback"`+"\n"+`flex_start = { name = "dws", provisioning = "flex-start-unqueued", auto_repair = false }`+"\n"+
 					`disk_size_gb = 200`+"\n"+`gvnic = true`, 1)
 		}},
 		// Plan A on a specific reservation, plan B with a run limit.

@@ -92,6 +92,12 @@ func TestAccTPUPoolPair_nodeSettings(t *testing.T) {
 					checkPool(t, byTerraform, "on-demand-pool", "config.labels", ""),
 					checkPool(t, byTerraform, "dws-pool", "config.taints", "")),
 			},
+			// The service account's default scopes spelled out, then taken out again: no pool changes.
+			{
+				Config: nodeSettingsConfig("nodes-terraform", `service_account = "`+nodesAccount+`"
+  oauth_scopes = ["https://www.googleapis.com/auth/userinfo.email", "https://www.googleapis.com/auth/cloud-platform"]`),
+				Check: deletedPools(byTerraform, 0),
+			},
 			// Empty, as a module's variable defaults write them: the same as none, and kept as written.
 			{
 				Config: nodeSettingsConfig("nodes-terraform", `service_account = "`+nodesAccount+`"

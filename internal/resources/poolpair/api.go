@@ -86,5 +86,5 @@ func (r *poolPairResource[M, P]) refresh(ctx context.Context, client *gke.Client
 		diags.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), err.Error())
 		return
 	}
-	flattenPair(st, ref, pools[onDemand], pools[flex])
+	flattenPair(st, ref, pools[onDemand], pools[flex], false)
 }

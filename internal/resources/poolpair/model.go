@@ -81,6 +81,11 @@ type poolModel struct {
 	NodeLabels          types.Map
 	FlexStartEnabled    types.Bool
 	QueuedProvisioning  types.Bool
+	// Lifecycle: auto-repair and auto-upgrade on both pools, surge upgrades on plan A (plan B's upgrades are GKE's).
+	AutoRepair     types.Bool
+	AutoUpgrade    types.Bool
+	MaxSurge       types.Int64
+	MaxUnavailable types.Int64
 }
 
 // poolRole is what differs between plan A and plan B.
@@ -97,9 +102,11 @@ var (
 
 func (r poolRole) attrTypes() map[string]attr.Type {
 	t := map[string]attr.Type{
-		"name":        types.StringType,
-		"status":      types.StringType,
-		"node_labels": types.MapType{ElemType: types.StringType},
+		"name":         types.StringType,
+		"status":       types.StringType,
+		"node_labels":  types.MapType{ElemType: types.StringType},
+		"auto_repair":  types.BoolType,
+		"auto_upgrade": types.BoolType,
 	}
 	if r.flex {
 		t["provisioning"] = types.StringType
@@ -109,6 +116,8 @@ func (r poolRole) attrTypes() map[string]attr.Type {
 	} else {
 		t["reservation_affinity"] = types.StringType
 		t["reservation"] = types.StringType
+		t["max_surge"] = types.Int64Type
+		t["max_unavailable"] = types.Int64Type
 	}
 	return t
 }
@@ -149,6 +158,14 @@ func (r poolRole) decodePool(o types.Object) (p poolModel, ok bool) {
 	p.Name, p.Status, p.ReservationAffinity, p.Provisioning = str("name"), str("status"), str("reservation_affinity"), str("provisioning")
 	p.Reservation, p.MaxRunDuration = str("reservation"), str("max_run_duration")
 	p.FlexStartEnabled, p.QueuedProvisioning = boolean("flex_start_enabled"), boolean("queued_provisioning")
+	p.AutoRepair, p.AutoUpgrade = boolean("auto_repair"), boolean("auto_upgrade")
+	integer := func(k string) types.Int64 {
+		if v, ok := a[k].(types.Int64); ok {
+			return v
+		}
+		return types.Int64Null()
+	}
+	p.MaxSurge, p.MaxUnavailable = integer("max_surge"), integer("max_unavailable")
 	if v, ok := a["node_labels"].(types.Map); ok {
 		p.NodeLabels = v
 	} else {
@@ -158,12 +175,14 @@ func (r poolRole) decodePool(o types.Object) (p poolModel, ok bool) {
 }
 
 func (r poolRole) encodePool(p poolModel) types.Object {
-	vals := map[string]attr.Value{"name": p.Name, "status": p.Status, "node_labels": p.NodeLabels}
+	vals := map[string]attr.Value{"name": p.Name, "status": p.Status, "node_labels": p.NodeLabels,
+		"auto_repair": p.AutoRepair, "auto_upgrade": p.AutoUpgrade}
 	if r.flex {
 		vals["provisioning"], vals["flex_start_enabled"], vals["queued_provisioning"] = p.Provisioning, p.FlexStartEnabled, p.QueuedProvisioning
 		vals["max_run_duration"] = p.MaxRunDuration
 	} else {
 		vals["reservation_affinity"], vals["reservation"] = p.ReservationAffinity, p.Reservation
+		vals["max_surge"], vals["max_unavailable"] = p.MaxSurge, p.MaxUnavailable
 	}
 	return types.ObjectValueMust(r.attrTypes(), vals)
 }
@@ -212,6 +231,7 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 		np.Config.Taints = append(np.Config.Taints, gke.ClassTaint(class))
 	}
 	m.expandKind(r, np)
+	expandLifecycle(r, p, np)
 	return np
 }
 
@@ -299,9 +319,11 @@ func flattenNodePool(r poolRole, np *containerpb.NodePool, labels types.Map) typ
 		return types.ObjectNull(r.attrTypes())
 	}
 	p := poolModel{
-		Name:       types.StringValue(np.GetName()),
-		Status:     types.StringValue(np.GetStatus().String()),
-		NodeLabels: labels,
+		Name:        types.StringValue(np.GetName()),
+		Status:      types.StringValue(np.GetStatus().String()),
+		NodeLabels:  labels,
+		AutoRepair:  types.BoolValue(np.GetManagement().GetAutoRepair()),
+		AutoUpgrade: types.BoolValue(np.GetManagement().GetAutoUpgrade()),
 	}
 	if r.flex {
 		p.Provisioning = types.StringValue(provisioningOf(np))
@@ -312,6 +334,8 @@ func flattenNodePool(r poolRole, np *containerpb.NodePool, labels types.Map) typ
 			p.MaxRunDuration = types.StringValue(formatRunDuration(d.AsDuration()))
 		}
 	} else {
+		p.MaxSurge = types.Int64Value(int64(np.GetUpgradeSettings().GetMaxSurge()))
+		p.MaxUnavailable = types.Int64Value(int64(np.GetUpgradeSettings().GetMaxUnavailable()))
 		p.ReservationAffinity = types.StringValue(reservationAffinity(np))
 		p.Reservation = types.StringNull()
 		if r := reservationOf(np); r != "" {
@@ -373,7 +397,11 @@ func poolPairID(c clusterscope.Ref, onDemand, flex string) string {
 // flattenPair sets st from GKE's view of the two pools. Each shared attribute is compared with state pool by pool:
 // where one pool differs (changed by hand), that pool's value is read, whichever pool it is, so that a pool that
 // matches state never hides one that does not; `drift` names the pool. The apply then sets only the pools that differ.
-func flattenPair(m pairModel, ref clusterscope.Ref, onDemand, flex *containerpb.NodePool) {
+//
+// identity says to read the service account and scopes too, which GKE sets only at creation: on an import, or for
+// a pair with no baselines (applied by 0.1.x, which may have imported a pool of another account). Otherwise a pool
+// changed by hand shows in drift, and the apply recreates that pool alone.
+func flattenPair(m pairModel, ref clusterscope.Ref, onDemand, flex *containerpb.NodePool, identity bool) {
 	st := m.pair()
 	st.Project, st.Location = types.StringValue(ref.Project), types.StringValue(ref.Location)
 	st.OnDemand = flattenNodePool(onDemandRole, onDemand, m.liveLabels(onDemand))
@@ -386,9 +414,6 @@ func flattenPair(m pairModel, ref clusterscope.Ref, onDemand, flex *containerpb.
 	drifted := func(was types.Int64, live int64) bool { return was.IsNull() || was.ValueInt64() != live }
 	was := &poolPairModel{}
 	copyNodeSettings(was, st)
-	// An import (no machine type yet) reads the identity GKE sets only at creation; afterwards a pool changed by hand
-	// shows in drift, and the apply recreates that pool alone.
-	importing := st.MachineType.IsNull()
 	for i, np := range []*containerpb.NodePool{onDemand, flex} {
 		if np == nil {
 			continue
@@ -409,7 +434,7 @@ func flattenPair(m pairModel, ref clusterscope.Ref, onDemand, flex *containerpb.
 		if live := poolClass(np); !live.Equal(st.ComputeClass) {
 			class = live
 		}
-		flattenNodeSettings(was, st, np, importing)
+		flattenNodeSettings(was, st, np, identity)
 	}
 	st.MinNodes, st.MaxNodes, st.ComputeClass, st.MachineType = minN, maxN, class, machineType
 	if kindFrom != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -169,11 +171,30 @@ func readIdentity(was, st *poolPairModel, cfg *containerpb.NodeConfig) {
 		st.ServiceAccount = live
 	}
 	scopes := slices.Sorted(slices.Values(cfg.GetOauthScopes()))
-	// Unset means gcloud's default scopes for the pool's service account.
-	unsetAndDefault := was.OauthScopes.IsNull() && slices.Equal(scopes, slices.Sorted(slices.Values(defaultScopes(sa))))
-	if !unsetAndDefault && !slices.Equal(scopes, slices.Sorted(slices.Values(stringElems(was.OauthScopes.Elements())))) {
+	if !slices.Equal(scopes, effectiveScopes(was.OauthScopes, sa)) {
 		st.OauthScopes = types.SetValueMust(types.StringType, stringValues(scopes))
 	}
+}
+
+// scopesChange says whether the pools' scopes change from state to plan: unset means gcloud's default scopes for the
+// service account, so an import of a pool with the default scopes and a configuration that spells them out (or the
+// other way round) replace nothing.
+func scopesChange(ctx context.Context, req planmodifier.SetRequest, resp *setplanmodifier.RequiresReplaceIfFuncResponse) {
+	var sa types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("service_account"), &sa)...)
+	if sa.IsUnknown() || req.PlanValue.IsUnknown() || req.StateValue.IsUnknown() {
+		resp.RequiresReplace = true
+		return
+	}
+	resp.RequiresReplace = !slices.Equal(effectiveScopes(req.StateValue, sa.ValueString()), effectiveScopes(req.PlanValue, sa.ValueString()))
+}
+
+// effectiveScopes are the scopes a pool gets for an oauth_scopes value, sorted.
+func effectiveScopes(v types.Set, serviceAccount string) []string {
+	if v.IsNull() {
+		return slices.Sorted(slices.Values(defaultScopes(serviceAccount)))
+	}
+	return slices.Sorted(slices.Values(stringElems(v.Elements())))
 }
 
 // copyNodeSettings sets the node settings of m to from's.

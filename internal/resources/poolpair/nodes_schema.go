@@ -34,9 +34,11 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Email of the IAM service account both pools' nodes run as (gcloud's `--service-account`); unset, the Compute Engine default service account. GKE sets it only on a new pool: changing it replaces both pools; a pool recreated by hand with another one shows in `drift`, and the apply recreates that pool alone.",
 		},
 		"oauth_scopes": schema.SetAttribute{
-			Optional:      true,
-			ElementType:   types.StringType,
-			PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplace()},
+			Optional:    true,
+			ElementType: types.StringType,
+			PlanModifiers: []planmodifier.Set{setplanmodifier.RequiresReplaceIf(scopesChange,
+				"Replaces both pools when the scopes change; spelling out the default scopes, or taking them out, changes none.",
+				"Replaces both pools when the scopes change; spelling out the default scopes, or taking them out, changes none.")},
 			Validators: []validator.Set{
 				setvalidator.SizeAtLeast(1),
 				setvalidator.ValueStringsAre(stringvalidator.RegexMatches(regexp.MustCompile(`^https://www\.googleapis\.com/auth/[a-z][-a-z0-9._]*$`),

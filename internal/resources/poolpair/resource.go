@@ -43,6 +43,8 @@ type pairKind struct {
 	// attributes are the kind's own schema attributes, besides the shared ones.
 	attributes  func() map[string]schema.Attribute
 	description string
+	// flexAutoRepair is plan B's auto-repair when the configuration leaves it out: GKE's DWS docs turn it off for GPUs.
+	flexAutoRepair bool
 }
 
 // ShortcutPlans opts the resource into the provider server's unchanged-plan shortcut: every configuration has it.
@@ -126,10 +128,11 @@ func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	baselines := readPoolBaselines(ctx, req.Private, &resp.Diagnostics)
+	identity := P(&st).pair().MachineType.IsNull() || len(baselines) == 0
 	// A pool with no baseline (imported, or applied by 0.1.x) is compared with what its state says the apply made,
 	// and, once state is read from the pools (an import), with what an apply of that would make.
 	missing := recordMissing(baselines, P(&st), onDemand, flex)
-	flattenPair(P(&st), ref, pools[onDemand], pools[flex])
+	flattenPair(P(&st), ref, pools[onDemand], pools[flex], identity)
 	missing = recordMissing(baselines, P(&st), onDemand, flex) || missing
 	if missing {
 		writePoolBaselines(ctx, resp.Private, baselines, &resp.Diagnostics)
@@ -270,7 +273,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 	// Read back against what this apply set, so that an empty list or map stays as the configuration writes it.
 	copyNodeSettings(st, plan)
 	if err := repairInPlace(ctx, client, ref, names, P(&planM)); err != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("repairing %s node pools changed by hand", r.kind.noun), err.Error())
+		resp.Diagnostics.AddError(fmt.Sprintf("updating %s node pools in place", r.kind.noun), err.Error())
 		return
 	}
 	r.refresh(ctx, client, ref, P(&stM), &resp.Diagnostics)

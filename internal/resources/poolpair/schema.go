@@ -2,6 +2,7 @@ package poolpair
 
 import (
 	"context"
+	"maps"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -47,6 +48,21 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		}
 	}
 	onDemand := poolCommon("on-demand (plan A)")
+	maps.Copy(onDemand, lifecycleAttributes("on-demand (plan A)", true))
+	onDemand["max_surge"] = schema.Int64Attribute{
+		Optional:            true,
+		Computed:            true,
+		Default:             int64default.StaticInt64(1),
+		Validators:          []validator.Int64{int64validator.Between(0, 100)},
+		MarkdownDescription: "Surge upgrades of the on-demand pool: how many nodes GKE adds beyond the pool's size while it upgrades (gcloud's `--max-surge-upgrade`, default 1). Updated in place.",
+	}
+	onDemand["max_unavailable"] = schema.Int64Attribute{
+		Optional:            true,
+		Computed:            true,
+		Default:             int64default.StaticInt64(0),
+		Validators:          []validator.Int64{int64validator.Between(0, 100)},
+		MarkdownDescription: "Surge upgrades of the on-demand pool: how many nodes may be unavailable at once while it upgrades (gcloud's `--max-unavailable-upgrade`, default 0). Updated in place.",
+	}
 	onDemand["reservation_affinity"] = schema.StringAttribute{
 		Optional: true,
 		Computed: true,
@@ -64,6 +80,7 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		MarkdownDescription: "The reservation plan A consumes when `reservation_affinity` is `specific` (gcloud's `--reservation`): its name, `projects/OWNER_PROJECT/reservations/NAME` for one shared from another project, either optionally followed by `/reservationBlocks/BLOCK` (and `/reservationSubBlocks/SUB_BLOCK`). It must be in the pool's zone and reserve its machine type; a calendar-mode future reservation is named the same way. Changing it replaces this pool.",
 	}
 	flex := poolCommon("DWS flex-start (plan B)")
+	maps.Copy(flex, lifecycleAttributes("DWS flex-start (plan B)", r.kind.flexAutoRepair))
 	flex["provisioning"] = schema.StringAttribute{
 		Optional: true,
 		Computed: true,

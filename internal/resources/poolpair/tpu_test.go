@@ -67,12 +67,19 @@ func tutorialModel() *tpuPoolPairModel {
 // expandsLikeGcloud checks that the pair m creates the pools onDemand and flex as gcloud's bodies say.
 func expandsLikeGcloud(t *testing.T, bodies map[string]string, m pairModel, onDemand, flex string) {
 	t.Helper()
+	expandsLikeGcloudPools(t, bodies, m, poolModel{Name: types.StringValue(onDemand), ReservationAffinity: types.StringValue("none")},
+		poolModel{Name: types.StringValue(flex), Provisioning: types.StringValue(provisioningFlexStart)})
+}
+
+// expandsLikeGcloudPools checks that the pair m creates the pools od and fx as gcloud's bodies (by pool name) say.
+func expandsLikeGcloudPools(t *testing.T, bodies map[string]string, m pairModel, od, fx poolModel) {
+	t.Helper()
 	for _, tc := range []struct {
 		role poolRole
 		pool poolModel
 	}{
-		{onDemandRole, poolModel{Name: types.StringValue(onDemand), ReservationAffinity: types.StringValue("none")}},
-		{flexStartRole, poolModel{Name: types.StringValue(flex), Provisioning: types.StringValue(provisioningFlexStart)}},
+		{onDemandRole, od},
+		{flexStartRole, fx},
 	} {
 		want := &containerpb.CreateNodePoolRequest{}
 		if err := protojson.Unmarshal([]byte(bodies[tc.pool.Name.ValueString()]), want); err != nil {
@@ -109,19 +116,23 @@ func TestFlattenNodePool(t *testing.T) {
 		{name: "nil pool", role: flexStartRole, np: nil, null: true},
 		{name: "zero-valued on-demand pool", role: onDemandRole, np: &containerpb.NodePool{},
 			want: poolModel{Name: types.StringValue(""), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("", "", ""),
-				ReservationAffinity: types.StringValue("any"), Provisioning: types.StringNull(), FlexStartEnabled: types.BoolNull(), QueuedProvisioning: types.BoolNull()}},
+				ReservationAffinity: types.StringValue("any"), Provisioning: types.StringNull(), FlexStartEnabled: types.BoolNull(), QueuedProvisioning: types.BoolNull(),
+				AutoRepair: types.BoolValue(false), AutoUpgrade: types.BoolValue(false), MaxSurge: types.Int64Value(0), MaxUnavailable: types.Int64Value(0)}},
 		{name: "zero-valued flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws"},
 			want: poolModel{Name: types.StringValue("dws"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("dws", "", ""),
-				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue(""), FlexStartEnabled: types.BoolValue(false), QueuedProvisioning: types.BoolValue(false)}},
+				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue(""), FlexStartEnabled: types.BoolValue(false), QueuedProvisioning: types.BoolValue(false),
+				AutoRepair: types.BoolValue(false), AutoUpgrade: types.BoolValue(false)}},
 		{name: "flex-start pool without queued provisioning", role: flexStartRole, np: &containerpb.NodePool{Name: "fs",
 			Config: &containerpb.NodeConfig{FlexStart: ptr(true), MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"}},
 			want: poolModel{Name: types.StringValue("fs"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("fs", "tpu-v6e-slice", "4x4"),
-				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("flex-start-unqueued"), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(false)}},
+				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("flex-start-unqueued"), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(false),
+				AutoRepair: types.BoolValue(false), AutoUpgrade: types.BoolValue(false)}},
 		{name: "tutorial flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws-pool", Status: containerpb.NodePool_RUNNING,
 			Config: &containerpb.NodeConfig{FlexStart: ptr(true), MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"},
-			QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}},
+			QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}, Management: &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true}},
 			want: poolModel{Name: types.StringValue("dws-pool"), Status: types.StringValue("RUNNING"), NodeLabels: nodeLabels("dws-pool", "tpu-v6e-slice", "4x4"),
-				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("flex-start"), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(true)}},
+				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("flex-start"), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(true),
+				AutoRepair: types.BoolValue(true), AutoUpgrade: types.BoolValue(true)}},
 	}
 	for _, tc := range cases {
 		obj := flattenNodePool(tc.role, tc.np, tutorialModel().liveLabels(tc.np))
@@ -147,18 +158,18 @@ func TestFlattenPairDrift(t *testing.T) {
 	st := tutorialModel()
 	ref := clusterscope.Ref{Project: "p", Location: "l", Name: "c"}
 	// Only the flex pool was changed by hand: its bound must reach state whatever the order of the pools.
-	flattenPair(st, ref, pool("od", 4), pool("dws", 12))
+	flattenPair(st, ref, pool("od", 4), pool("dws", 12), false)
 	if st.MaxNodes.ValueInt64() != 12 {
 		t.Errorf("max_nodes = %d, want the drifted 12", st.MaxNodes.ValueInt64())
 	}
 	// The same by hand on the on-demand pool, which comes first.
 	st = tutorialModel()
-	flattenPair(st, ref, pool("od", 12), pool("dws", 4))
+	flattenPair(st, ref, pool("od", 12), pool("dws", 4), false)
 	if st.MaxNodes.ValueInt64() != 12 {
 		t.Errorf("on-demand drift: max_nodes = %d, want the drifted 12", st.MaxNodes.ValueInt64())
 	}
 	st = tutorialModel()
-	flattenPair(st, ref, nil, nil)
+	flattenPair(st, ref, nil, nil, false)
 	if !st.OnDemand.IsNull() || !st.FlexStart.IsNull() || st.MaxNodes.ValueInt64() != 4 {
 		t.Errorf("no pools: got %+v, want null pools and the bounds left alone", st)
 	}
