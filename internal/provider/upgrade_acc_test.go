@@ -22,6 +22,8 @@ var upgradeFixtures = []struct {
 	announced []string
 }{
 	{version: "0.1.0", commit: "1ef13a5"},
+	// Not a release: the 0.2.0 line before the boot disk, gVNIC and lifecycle attributes, whose users upgrade too.
+	{version: "0.2.0-dev", commit: "88358d0"},
 }
 
 // TestAccUpgrade_stateFixtures is an upgrade as users make it: state written by an earlier release, then today's
