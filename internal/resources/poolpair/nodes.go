@@ -77,26 +77,23 @@ func expandNodeSettings(pm *poolPairModel, cfg *containerpb.NodeConfig) {
 }
 
 // flattenNodeSettings reads the node settings from one live pool into st where the pool differs from was (st as it
-// was before either pool was read), so that a pool changed by hand shows whichever of the two it is. What GKE adds (its provisioning-model resource label) and what
-// compute_class reads (the class's label and taint) are left out; an empty setting equals an unset one.
+// was before either pool was read), so that a pool changed by hand shows whichever of the two it is. What GKE adds
+// (its provisioning-model resource label) and what compute_class reads (the class's label and taint) are left out; an empty setting equals an unset one.
 func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, identity bool) {
 	cfg := np.GetConfig()
 	if identity {
 		readIdentity(was, st, cfg)
 	}
-	if v, ok := readMap(was.ResourceLabels, gkedrift.WithoutGKELabels(np)); !ok {
-		st.ResourceLabels = v
+	if live := mapOrNull(gkedrift.WithoutGKELabels(np)); differs(was.ResourceLabels, live) {
+		st.ResourceLabels = live
 	}
-	if !slices.Equal(cfg.GetTags(), stringElems(was.NetworkTags.Elements())) {
-		st.NetworkTags = types.ListValueMust(types.StringType, stringValues(cfg.GetTags()))
-		if len(cfg.GetTags()) == 0 {
-			st.NetworkTags = types.ListNull(types.StringType)
-		}
+	if live := listOrNull(types.StringType, stringValues(cfg.GetTags())); differs(was.NetworkTags, live) {
+		st.NetworkTags = live
 	}
 	labels := maps.Clone(cfg.GetLabels())
 	delete(labels, wellknown.ComputeClassLabel)
-	if v, ok := readMap(was.Labels, labels); !ok {
-		st.Labels = v
+	if live := mapOrNull(labels); differs(was.Labels, live) {
+		st.Labels = live
 	}
 	readDisk(was, st, cfg)
 	var taints []attr.Value
@@ -106,11 +103,7 @@ func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, ident
 				"key": types.StringValue(t.GetKey()), "value": types.StringValue(t.GetValue()), "effect": types.StringValue(t.GetEffect().String())}))
 		}
 	}
-	live := types.ListNull(taintType)
-	if len(taints) > 0 {
-		live = types.ListValueMust(taintType, taints)
-	}
-	if len(taints) != len(was.Taints.Elements()) || (len(taints) > 0 && !live.Equal(was.Taints)) {
+	if live := listOrNull(taintType, taints); differs(was.Taints, live) {
 		st.Taints = live
 	}
 }
@@ -204,15 +197,34 @@ func copyNodeSettings(m, from *poolPairModel) {
 	m.DiskType, m.DiskSizeGB, m.Gvnic = from.DiskType, from.DiskSizeGB, from.Gvnic
 }
 
-// readMap is live as the attribute holds it; same is true when it equals was (null and empty alike).
-func readMap(was types.Map, live map[string]string) (v types.Map, same bool) {
-	if maps.Equal(live, stringMap(was)) {
-		return was, true
+// differs says whether a live map or list says something other than was: null and empty say the same.
+func differs(was, live attr.Value) bool {
+	return (size(was) > 0 || size(live) > 0) && !was.Equal(live)
+}
+
+func size(v attr.Value) int {
+	switch c := v.(type) {
+	case types.Map:
+		return len(c.Elements())
+	case types.List:
+		return len(c.Elements())
 	}
-	if len(live) == 0 {
-		return types.MapNull(types.StringType), false
+	return 0
+}
+
+// mapOrNull and listOrNull are a live map or list as an attribute holds it, null when empty.
+func mapOrNull(m map[string]string) types.Map {
+	if len(m) == 0 {
+		return types.MapNull(types.StringType)
 	}
-	return types.MapValueMust(types.StringType, mapValues(live)), false
+	return types.MapValueMust(types.StringType, mapValues(m))
+}
+
+func listOrNull(elem attr.Type, items []attr.Value) types.List {
+	if len(items) == 0 {
+		return types.ListNull(elem)
+	}
+	return types.ListValueMust(elem, items)
 }
 
 func orNull(s string) types.String {
