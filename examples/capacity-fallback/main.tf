@@ -121,12 +121,18 @@ resource "dwsfallback_kueue_queue" "tpu" {
     {
       name        = "capacity-default-cpu"
       node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" }
-      quotas      = { cpu = "10", memory = "20Gi", "google.com/tpu" = "0" }
+      # Each job's Ray head (2 CPUs, 4Gi) and its KubeRay submitter pod (requests 500m, 200Mi) run here.
+      quotas = { cpu = tostring(max(10, 3 * var.jobs)), memory = "${max(20, 5 * var.jobs)}Gi", "google.com/tpu" = "0" }
     },
     {
       name        = "capacity-tpu-class"
       node_labels = { "cloud.google.com/compute-class" = dwsfallback_compute_class.tpu.name }
-      quotas      = { cpu = "100", memory = "200Gi", "google.com/tpu" = tostring(local.slice.chips_per_slice * var.jobs) }
+      # One slice per job: its workers' 8 CPUs and 16Gi per node.
+      quotas = {
+        cpu              = tostring(8 * local.slice.nodes_per_slice * var.jobs)
+        memory           = "${16 * local.slice.nodes_per_slice * var.jobs}Gi"
+        "google.com/tpu" = tostring(local.slice.chips_per_slice * var.jobs)
+      }
     },
   ]
   local_queues = [{ namespace = "default", name = "capacity-user-queue" }]

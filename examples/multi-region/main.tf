@@ -102,12 +102,14 @@ resource "dwsfallback_kueue_queue" "worker" {
     {
       name        = "default-cpu"
       node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" }
-      quotas      = { cpu = "10", memory = "20Gi", "google.com/tpu" = "0" }
+      # Each job's Ray head (2 CPUs, 4Gi) and its KubeRay submitter pod (requests 500m, 200Mi) run here.
+      quotas = { cpu = tostring(max(10, 3 * var.jobs)), memory = "${max(20, 5 * var.jobs)}Gi", "google.com/tpu" = "0" }
     },
     {
       name        = "on-demand"
       node_labels = dwsfallback_tpu_pool_pair.worker[each.key].on_demand.node_labels
-      quotas      = { cpu = "100", memory = "200Gi", "google.com/tpu" = tostring(var.on_demand_tpu_quota) }
+      # The workers' 8 CPUs and 16Gi per 4-chip node, for every chip of the quota.
+      quotas = { cpu = tostring(2 * var.on_demand_tpu_quota), memory = "${4 * var.on_demand_tpu_quota}Gi", "google.com/tpu" = tostring(var.on_demand_tpu_quota) }
     },
     {
       name         = "dws"

@@ -68,7 +68,8 @@ resource "dwsfallback_kueue_queue" "tpu" {
     {
       name        = "reservation-default-cpu"
       node_labels = { "cloud.google.com/gke-nodepool" = "default-pool" }
-      quotas      = { cpu = tostring(max(10, 2 * var.jobs)), memory = "${max(20, 4 * var.jobs)}Gi", "google.com/tpu" = "0" }
+      # Each job's Ray head (2 CPUs, 4Gi) and its KubeRay submitter pod (requests 500m, 200Mi) run here.
+      quotas = { cpu = tostring(max(10, 3 * var.jobs)), memory = "${max(20, 5 * var.jobs)}Gi", "google.com/tpu" = "0" }
     },
     {
       name        = "reservation"
