@@ -14,8 +14,11 @@ func TestBootDisks(t *testing.T) {
 		{"a4-highgpu-8g", HyperdiskBalanced, map[string]bool{"pd-standard": false, HyperdiskBalanced: true}},
 		{"a4x-highgpu-4g", HyperdiskBalanced, map[string]bool{PDBalanced: false}},
 		{"a3-ultragpu-8g", HyperdiskBalanced, map[string]bool{PDBalanced: false}},
-		{"a3-highgpu-8g", PDBalanced, map[string]bool{PDBalanced: true, "pd-ssd": true, HyperdiskBalanced: true}},
-		{"g2-standard-4", PDBalanced, map[string]bool{"pd-standard": true}},
+		{"a3-highgpu-8g", "", map[string]bool{PDBalanced: true, HyperdiskBalanced: true}},
+		{"n4-standard-2", HyperdiskBalanced, map[string]bool{"pd-standard": false}},
+		{"e2-medium", PDBalanced, nil},
+		{"z9-unknown-1", "", map[string]bool{"pd-ssd": true}},
+		{"g2-standard-4", PDBalanced, nil},
 	} {
 		if got := DefaultDiskType(tc.machine); got != tc.def {
 			t.Errorf("DefaultDiskType(%s) = %s, want %s", tc.machine, got, tc.def)

@@ -30,8 +30,8 @@ func Made(np *containerpb.NodePool) *containerpb.NodePool {
 		surge := containerpb.NodePoolUpdateStrategy_SURGE
 		np.UpgradeSettings.Strategy = &surge
 	}
-	// The boot disk a request leaves out is GKE's default for the machine type (catalog), so one changed by hand
-	// shows.
+	// The boot disk a request leaves out is GKE's default for the machine type, where the catalog has it on record,
+	// so that one changed by hand shows; otherwise it is GKE's to choose and not compared.
 	if cfg := np.GetConfig(); cfg != nil {
 		cfg.DiskType = cmp.Or(cfg.DiskType, catalog.DefaultDiskType(cfg.MachineType))
 		cfg.DiskSizeGb = cmp.Or(cfg.DiskSizeGb, catalog.DefaultDiskSizeGB)
@@ -48,9 +48,8 @@ func withGvnic(cfg *containerpb.NodeConfig) {
 	}
 }
 
-// Live is a live pool as Diff compares it with what an apply made: less the resource label GKE adds, when it has
-// GKE's value, and with gVNIC off where it has no setting (withGvnic). A pool without it (made before GKE added it) is not drift either, and the label is GKE's to set: a
-// request never carries it (GKE reserves goog- keys).
+// Live is a live pool as Diff compares it with what an apply made: less the resource labels GKE adds itself
+// (WithoutGKELabels), and with gVNIC off where it has no setting (withGvnic).
 func Live(np *containerpb.NodePool) *containerpb.NodePool {
 	if np.GetConfig() == nil {
 		return np
@@ -66,33 +65,28 @@ func PoolDiff(want, have *containerpb.NodePool) []string {
 	return Diff(want, Live(have), ZeroFields...)
 }
 
-// provisioningModel is the value of the resource label GKE adds to every pool it creates (wellknown's
-// ProvisioningModelLabel). A pool of queued provisioning without flex-start is "on-demand", as Config Connector's
-// recorded GKE traffic shows.
-func provisioningModel(np *containerpb.NodePool) string {
-	switch cfg := np.GetConfig(); {
-	case cfg.GetFlexStart():
-		return "flex-start"
-	case cfg.GetSpot():
-		return "spot"
-	}
-	return "on-demand"
-}
+// gkeLabels are the resource labels GKE adds to node pools itself (GKE docs, creating-managing-labels, "Automatically
+// applied labels"). GKE reconciles them ("Any changes made to reserved labels are automatically reconciled"), so
+// their values are GKE's whatever they are: a request never carries them (the provider refuses goog-gke- keys), and
+// a value no record shows (a reservation-bound pool's provisioning model) must not become drift no apply can repair.
+var gkeLabels = []string{wellknown.ProvisioningModelLabel, wellknown.AcceleratorTypeLabel, wellknown.TPUPoolTypeLabel}
 
-// WithoutGKELabels are resource labels less the one GKE adds to np, when it has GKE's value: what the user asked for.
+// WithoutGKELabels are a pool's resource labels less GKE's own: what the user asked for.
 func WithoutGKELabels(np *containerpb.NodePool) map[string]string {
 	labels := maps.Clone(np.GetConfig().GetResourceLabels())
-	if labels[wellknown.ProvisioningModelLabel] == provisioningModel(np) {
-		delete(labels, wellknown.ProvisioningModelLabel)
+	for _, k := range gkeLabels {
+		delete(labels, k)
 	}
 	return labels
 }
 
 // ZeroFields are the fields of a pool's request that mean something at zero: auto-repair or auto-upgrade off (the
 // DWS docs' GPU plan B turns auto-repair off), a minimum of 0 nodes, and no labels, tags or taints (so that one added
-// by hand to a pool made without any is drift), and gVNIC off.
+// by hand to a pool made without any is drift), gVNIC off, and surge upgrades without surge or without unavailable
+// nodes.
 var ZeroFields = []string{"management.autoRepair", "management.autoUpgrade", "autoscaling.minNodeCount", "autoscaling.totalMinNodeCount",
-	"config.labels", "config.resourceLabels", "config.tags", "config.taints", "config.gvnic.enabled"}
+	"config.labels", "config.resourceLabels", "config.tags", "config.taints", "config.gvnic.enabled",
+	"upgradeSettings.maxSurge", "upgradeSettings.maxUnavailable"}
 
 // Pools names each field of a live pool that differs from what the last apply made of it, as
 // "NodePool/NAME .path" in GKE's field names, so that the plan says which of the two pools differs.
@@ -171,7 +165,7 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 			return client.API().SetNodePoolManagement(ctx, &containerpb.SetNodePoolManagementRequest{Name: name, Management: want.GetManagement()})
 		})
 	}
-	if slices.ContainsFunc(inPlaceFields[2:], differs) {
+	if slices.ContainsFunc([]string{"upgradeSettings", "config.labels", "config.taints", "config.maxRunDuration", "config.resourceLabels", "config.tags"}, differs) {
 		u := &containerpb.UpdateNodePoolRequest{Name: name}
 		if differs("upgradeSettings") {
 			u.UpgradeSettings = want.GetUpgradeSettings()
@@ -191,14 +185,15 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 		if differs("config.tags") {
 			u.Tags = &containerpb.NetworkTags{Tags: want.GetConfig().GetTags()}
 		}
-		if differs("config.diskType") || differs("config.diskSizeGb") {
-			// Both go in one call: each "initiates an upgrade operation that migrates the nodes" (UpdateNodePoolRequest),
-			// so one call migrates them once.
-			u.DiskType, u.DiskSizeGb = want.GetConfig().GetDiskType(), int64(want.GetConfig().GetDiskSizeGb())
-		}
-		if differs("config.gvnic") {
-			u.Gvnic = &containerpb.VirtualNIC{Enabled: want.GetConfig().GetGvnic().GetEnabled()}
-		}
+		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
+	}
+	// The boot disk and gVNIC each go in a call of their own, as gcloud sends them: each migrates the nodes.
+	if differs("config.diskType") || differs("config.diskSizeGb") {
+		u := &containerpb.UpdateNodePoolRequest{Name: name, DiskType: want.GetConfig().GetDiskType(), DiskSizeGb: int64(want.GetConfig().GetDiskSizeGb())}
+		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
+	}
+	if differs("config.gvnic") {
+		u := &containerpb.UpdateNodePoolRequest{Name: name, Gvnic: &containerpb.VirtualNIC{Enabled: want.GetConfig().GetGvnic().GetEnabled()}}
 		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
 	}
 	return calls

@@ -1,25 +1,28 @@
 package gkeemu
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 )
 
-// validateBootDisk refuses a boot disk GKE would: an unknown type, a type the machine family cannot boot from (GKE's
-// words, as users report them: "pd-standard disk type cannot be used by a4-highgpu-8g machine type."), or less than
-// GKE's 10 GB.
+// validateBootDisk refuses a boot disk GKE would: an unknown type, a type the machine family cannot boot from (in
+// the words users report from GKE: "pd-standard disk type cannot be used by a4-highgpu-8g machine type."), or less
+// than GKE's 10 GB. The texts of the first and the last are the emulator's own, in GKE's error shape: GKE's are not
+// on record.
 func validateBootDisk(machineType, diskType string, sizeGB int32) *apiError {
 	if diskType != "" && !slices.Contains(catalog.DiskTypes, diskType) {
-		return invalid("Invalid value for field 'nodePool.config.diskType': %q. Must be one of %v.", diskType, catalog.DiskTypes)
+		return invalid("Invalid value for field 'diskType': %q. Must be one of %s.", diskType, strings.Join(catalog.DiskTypes, ", "))
 	}
 	if diskType != "" && !catalog.TakesDisk(machineType, diskType) {
 		return invalid("%s disk type cannot be used by %s machine type.", diskType, machineType)
 	}
 	if sizeGB != 0 && sizeGB < catalog.MinDiskSizeGB {
-		return invalid("Invalid value for field 'nodePool.config.diskSizeGb': %d. Disk size must be at least %d GB.", sizeGB, catalog.MinDiskSizeGB)
+		return invalid("Invalid value for field 'diskSizeGb': %d. Disk size must be at least %d GB.", sizeGB, catalog.MinDiskSizeGB)
 	}
 	return nil
 }
@@ -31,7 +34,8 @@ func fillBootDisk(cfg *containerpb.NodeConfig) {
 		cfg.DiskSizeGb = catalog.DefaultDiskSizeGB
 	}
 	if cfg.DiskType == "" {
-		cfg.DiskType = catalog.DefaultDiskType(cfg.MachineType)
+		// Where the catalog has no default on record for the family, GKE's documented one (custom-boot-disks).
+		cfg.DiskType = cmp.Or(catalog.DefaultDiskType(cfg.MachineType), catalog.PDBalanced)
 	}
 	syncBootDisk(cfg)
 }

@@ -19,7 +19,7 @@ func TestBootDisk(t *testing.T) {
 		{"ct6e-standard-4t", "pd-balanced", 0, "pd-balanced disk type cannot be used by ct6e-standard-4t machine type."},
 		{"ct5p-hightpu-4t", "hyperdisk-balanced", 0, "hyperdisk-balanced disk type cannot be used by ct5p-hightpu-4t machine type."},
 		{"a3-highgpu-8g", "pd-ssd", 0, ""},
-		{"a3-highgpu-8g", "pd-fast", 0, "'nodePool.config.diskType'"},
+		{"a3-highgpu-8g", "pd-fast", 0, "'diskType'"},
 		{"ct6e-standard-4t", "", 9, "at least 10 GB"},
 	} {
 		e := validateBootDisk(tc.machine, tc.disk, tc.size)

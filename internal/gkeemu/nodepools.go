@@ -292,13 +292,25 @@ func provisioningModel(np *containerpb.NodePool) string {
 	return "on-demand"
 }
 
-// withModelLabel is labels with GKE's provisioning-model label added, as GKE keeps it on every pool.
+// withModelLabel is labels with the resource labels GKE adds to a pool and keeps whatever an update asks for (GKE
+// docs, creating-managing-labels, "Automatically applied labels"): the provisioning model on every pool, and on
+// accelerator pools the values users' copies of live pools show: the GPU type or "tpu7x", and "multi-host" for a
+// multi-host TPU slice. What GKE writes for older TPUs' accelerator type is not on record, so none is added.
 func withModelLabel(np *containerpb.NodePool, labels map[string]string) map[string]string {
 	labels = maps.Clone(labels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
 	labels[wellknown.ProvisioningModelLabel] = provisioningModel(np)
+	if accs := np.GetConfig().GetAccelerators(); len(accs) > 0 {
+		labels[wellknown.AcceleratorTypeLabel] = accs[0].GetAcceleratorType()
+	}
+	if m, ok := catalog.Lookup(np.GetConfig().GetMachineType()); ok && m.Accelerator == "tpu7x" {
+		labels[wellknown.AcceleratorTypeLabel] = m.Accelerator
+	}
+	if sl, e := slice(np); e == nil && catalog.IsTPU(sl.MachineType) && sl.MultiHost() {
+		labels[wellknown.TPUPoolTypeLabel] = "multi-host"
+	}
 	return labels
 }
 
@@ -557,7 +569,8 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 		set(len(req.Locations) > 0, func() { np.Locations = req.Locations })
 		set(req.MachineType != "", func() { cfg.MachineType = req.MachineType })
 		machineType := cmp.Or(req.MachineType, cfg.MachineType)
-		if e := validateBootDisk(machineType, req.DiskType, int32(req.DiskSizeGb)); e != nil { //nolint:gosec // GKE's sizes fit
+		// A new machine type must take the disk the pool keeps, as well as a new one.
+		if e := validateBootDisk(machineType, cmp.Or(req.DiskType, cfg.DiskType), int32(req.DiskSizeGb)); e != nil { //nolint:gosec // GKE's sizes fit
 			return nil, e
 		}
 		set(req.DiskSizeGb != 0, func() { cfg.DiskSizeGb = int32(req.DiskSizeGb); syncBootDisk(cfg) }) //nolint:gosec // GKE's sizes fit

@@ -48,6 +48,15 @@ func TestAccTPUPoolPair_lifecycle(t *testing.T) {
 					checkPool(t, ref, "dws-pool", "management.autoRepair", "true"),
 					checkPool(t, ref, "dws-pool", "upgradeSettings.strategy", "SHORT_LIVED")),
 			},
+			// One number alone back to its default of 0: GKE's update gets it, though 0 is proto3's "unset".
+			{
+				Config: lifecycleConfig("life", `, max_surge = 3, max_unavailable = 2`, ``),
+				Check:  checkPool(t, ref, "on-demand-pool", "upgradeSettings.maxUnavailable", "2"),
+			},
+			{
+				Config: lifecycleConfig("life", `, max_surge = 3`, ``),
+				Check:  resource.ComposeTestCheckFunc(deletedPools(ref, 0), checkPool(t, ref, "on-demand-pool", "upgradeSettings.maxUnavailable", "")),
+			},
 			{
 				Config:      lifecycleConfig("life", `, max_surge = 3, auto_upgrade = false`, ``),
 				ExpectError: regexp.MustCompile(`Auto_upgrade must be true\s+when release_channel REGULAR is set`),

@@ -78,7 +78,7 @@ func TestAccTPUPoolPair_nodeSettings(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(deletedPools(byTerraform, 0),
 					checkPool(t, byTerraform, "on-demand-pool", "config.diskSizeGb", "300"),
 					checkPool(t, byTerraform, "dws-pool", "config.gvnic.enabled", ""),
-					checkPool(t, byTerraform, "dws-pool", "config.resourceLabels", `{"goog-gke-node-pool-provisioning-model":"flex-start","team":"research"}`),
+					checkPool(t, byTerraform, "dws-pool", "config.resourceLabels", `{"goog-gke-node-pool-provisioning-model":"flex-start","goog-gke-tpu-node-pool-type":"multi-host","team":"research"}`),
 					checkPool(t, byTerraform, "on-demand-pool", "config.tags", `["tpu"]`),
 					checkPool(t, byTerraform, "on-demand-pool", "config.labels", `{"team":"research","tier":"gold"}`),
 					checkPool(t, byTerraform, "dws-pool", "config.taints", `[{"effect":"NO_EXECUTE","key":"dedicated","value":"research"}]`)),
@@ -86,7 +86,7 @@ func TestAccTPUPoolPair_nodeSettings(t *testing.T) {
 			{
 				Config: nodeSettingsConfig("nodes-terraform", `service_account = "`+nodesAccount+`"`),
 				Check: resource.ComposeTestCheckFunc(deletedPools(byTerraform, 0),
-					checkPool(t, byTerraform, "on-demand-pool", "config.resourceLabels", `{"goog-gke-node-pool-provisioning-model":"on-demand"}`),
+					checkPool(t, byTerraform, "on-demand-pool", "config.resourceLabels", `{"goog-gke-node-pool-provisioning-model":"on-demand","goog-gke-tpu-node-pool-type":"multi-host"}`),
 					checkPool(t, byTerraform, "dws-pool", "config.diskSizeGb", "100"),
 					checkPool(t, byTerraform, "dws-pool", "config.tags", ""),
 					checkPool(t, byTerraform, "on-demand-pool", "config.labels", ""),
@@ -121,7 +121,7 @@ func TestAccTPUPoolPair_nodeSettingsBadInput(t *testing.T) {
 	for _, tc := range []struct{ name, settings, want string }{
 		{"a disk v6e cannot boot from", `disk_type = "pd-balanced"`, `(?s)ct6e-standard-4t\s+nodes\s+boot\s+only\s+from\s+hyperdisk-balanced`},
 		{"a disk type GKE has not", `disk_type = "pd-extreme"`, `(?s)disk_type.*value must be one of`},
-		{"a disk below 10 GB", `disk_size_gb = 5`, `(?s)disk_size_gb.*at least 10`},
+		{"a disk below 10 GB", `disk_size_gb = 5`, `(?s)disk_size_gb.*between 10 and 65536`},
 		{"GKE's own resource label", `resource_labels = { goog-gke-node-pool-provisioning-model = "spot" }`, `(?s)GKE's\s+reserved\s+labels`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

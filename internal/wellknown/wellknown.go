@@ -38,6 +38,11 @@ const (
 	// and queued-provisioning pools (GKE's answers recorded in Config Connector's node pool traffic), "flex-start" and
 	// "spot" (users' copies of live pools; no Google record of these two was found).
 	ProvisioningModelLabel = "goog-gke-node-pool-provisioning-model"
+	// AcceleratorTypeLabel and TPUPoolTypeLabel are the other resource labels GKE adds to accelerator node pools (the
+	// same doc): the accelerator ("nvidia-l4", "tpu7x") and, for a multi-host TPU slice, "multi-host" (users' copies
+	// of live pools).
+	AcceleratorTypeLabel = "goog-gke-accelerator-type"
+	TPUPoolTypeLabel     = "goog-gke-tpu-node-pool-type"
 )
 
 // Kueue's names (Kueue v0.17: pkg/controller/constants, pkg/constants, the v1beta2 API, pkg/workloadslicing).

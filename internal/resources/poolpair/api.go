@@ -12,6 +12,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 )
 
 func findPool(ctx context.Context, client *gke.Client, name string) (*containerpb.NodePool, error) {
@@ -37,6 +38,21 @@ func waitPoolSettled(ctx context.Context, client *gke.Client, name string, np *c
 	return np, nil
 }
 
+// adopt sets on an adopted pool what GKE changes in place and the configuration says otherwise (lifecycle, labels,
+// disk, ...), so that the pool is what the plan said.
+func adopt(ctx context.Context, client *gke.Client, ref clusterscope.Ref, name string, want, have *containerpb.NodePool) (*containerpb.NodePool, error) {
+	calls := gkedrift.InPlaceRepairs(client, name, gkedrift.Made(want), have)
+	for _, call := range calls {
+		if err := client.Mutate(ctx, ref.String(), call, nil); err != nil {
+			return have, fmt.Errorf("adopting node pool %s: %w", have.GetName(), err)
+		}
+	}
+	if len(calls) == 0 {
+		return have, nil
+	}
+	return findPool(ctx, client, name)
+}
+
 // connect resolves the cluster and the client for a CRUD call.
 func (r *poolPairResource[M, P]) connect(ctx context.Context, m *poolPairModel, diags *diag.Diagnostics) (*gke.Client, clusterscope.Ref, bool) {
 	return clusterscope.GKE(ctx, r.clients, m.Cluster, m.Project, m.Location, path.Root("cluster"), diags)
@@ -50,7 +66,8 @@ func (r *poolPairResource[M, P]) createPool(ctx context.Context, client *gke.Cli
 	err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
 		return client.API().CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: ref.String(), NodePool: want})
 	}, func(*containerpb.Operation) {
-		started(&containerpb.NodePool{Name: want.GetName(), Status: containerpb.NodePool_PROVISIONING, Config: want.Config, QueuedProvisioning: want.QueuedProvisioning})
+		started(&containerpb.NodePool{Name: want.GetName(), Status: containerpb.NodePool_PROVISIONING, Config: want.Config, QueuedProvisioning: want.QueuedProvisioning,
+			Management: want.Management, UpgradeSettings: want.UpgradeSettings})
 	})
 	if gke.IsAlreadyExists(err) {
 		existing, gerr := findPool(ctx, client, name)
@@ -62,7 +79,11 @@ func (r *poolPairResource[M, P]) createPool(ctx context.Context, client *gke.Cli
 		}
 		tflog.Info(ctx, "adopting existing node pool", map[string]any{"pool": name})
 		started(existing)
-		return waitPoolSettled(ctx, client, name, existing)
+		settled, err := waitPoolSettled(ctx, client, name, existing)
+		if err != nil {
+			return settled, err
+		}
+		return adopt(ctx, client, ref, name, want, settled)
 	}
 	if err != nil {
 		// The pool may exist in ERROR (a stockout): report it as such in state rather than as created and healthy.

@@ -78,7 +78,8 @@ func expandNodeSettings(pm *poolPairModel, cfg *containerpb.NodeConfig) {
 
 // flattenNodeSettings reads the node settings from one live pool into st where the pool differs from was (st as it
 // was before either pool was read), so that a pool changed by hand shows whichever of the two it is. What GKE adds
-// (its provisioning-model resource label) and what compute_class reads (the class's label and taint) are left out; an empty setting equals an unset one.
+// (its own resource labels) and what compute_class reads (the class's label and taint) are left out; an empty
+// setting equals an unset one.
 func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, identity bool) {
 	cfg := np.GetConfig()
 	if identity {
@@ -108,32 +109,61 @@ func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, ident
 	}
 }
 
-// readDisk reads the boot disk and gVNIC where they differ from was, or was has none (an import, a state from before
-// they were attributes).
+// readDisk reads the boot disk and gVNIC where the pool differs from was, or, where was has none (an import, a state
+// from before these attributes), from GKE's default, so that of two pools the one that differs shows. A disk type
+// left unset on a family whose default is not on record stays unset.
 func readDisk(was, st *poolPairModel, cfg *containerpb.NodeConfig) {
-	if t := cfg.GetDiskType(); t != "" && (was.DiskType.IsNull() || t != was.DiskType.ValueString()) {
+	wantType := was.DiskType
+	if wantType.IsNull() || wantType.IsUnknown() {
+		wantType = orNull(catalog.DefaultDiskType(cfg.GetMachineType()))
+		st.DiskType = cmpOr(st.DiskType, wantType)
+	}
+	// Unset on a family whose default is not on record, the disk is GKE's to choose, as the apply compares it.
+	if t := cfg.GetDiskType(); t != "" && !wantType.IsNull() && t != wantType.ValueString() {
 		st.DiskType = types.StringValue(t)
 	}
-	if n := int64(cfg.GetDiskSizeGb()); n != 0 && (was.DiskSizeGB.IsNull() || n != was.DiskSizeGB.ValueInt64()) {
+	wantSize := was.DiskSizeGB
+	if wantSize.IsNull() || wantSize.IsUnknown() {
+		wantSize = types.Int64Value(catalog.DefaultDiskSizeGB)
+		st.DiskSizeGB = cmpOr(st.DiskSizeGB, wantSize)
+	}
+	if n := int64(cfg.GetDiskSizeGb()); n != 0 && n != wantSize.ValueInt64() {
 		st.DiskSizeGB = types.Int64Value(n)
 	}
-	if on := cfg.GetGvnic().GetEnabled(); was.Gvnic.IsNull() || on != was.Gvnic.ValueBool() {
+	wantGvnic := was.Gvnic
+	if wantGvnic.IsNull() || wantGvnic.IsUnknown() {
+		wantGvnic = types.BoolValue(false)
+		st.Gvnic = cmpOr(st.Gvnic, wantGvnic)
+	}
+	if on := cfg.GetGvnic().GetEnabled(); on != wantGvnic.ValueBool() {
 		st.Gvnic = types.BoolValue(on)
 	}
 }
 
+// cmpOr is v, or def where v is null or unknown.
+func cmpOr[T interface {
+	IsNull() bool
+	IsUnknown() bool
+}](v, def T) T {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	return v
+}
+
 // planDiskType plans GKE's default boot disk for the machine type where the configuration names none, so that a
-// disk changed by hand plans back to it; unknown while the machine type is.
+// disk changed by hand plans back to it; null where that default is not on record (the disk is GKE's to choose, and
+// not compared), unknown while the machine type is.
 func planDiskType(ctx context.Context, config tfsdk.Config, plan *poolPairModel, diags *diag.Diagnostics) {
 	var configured types.String
 	diags.Append(config.GetAttribute(ctx, path.Root("disk_type"), &configured)...)
 	switch {
 	case !configured.IsNull():
 		return
-	case tfvalue.Known(plan.MachineType):
-		plan.DiskType = types.StringValue(catalog.DefaultDiskType(plan.MachineType.ValueString()))
-	default:
+	case !tfvalue.Known(plan.MachineType):
 		plan.DiskType = types.StringUnknown()
+	default:
+		plan.DiskType = orNull(catalog.DefaultDiskType(plan.MachineType.ValueString()))
 	}
 }
 

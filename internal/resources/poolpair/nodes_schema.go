@@ -52,7 +52,7 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 			Validators: []validator.Map{
 				mapvalidator.KeysAre(stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z][-_a-z0-9]{0,62}$`), "must be a Compute Engine label key: lowercase letters, digits, - and _, starting with a letter, at most 63 characters")),
 			},
-			MarkdownDescription: "Compute Engine labels of both pools' VMs, e.g. for billing (gcloud's `--labels`). Keys starting with `goog-gke-` are GKE's own (it adds `" + wellknown.ProvisioningModelLabel + "`), are not listed here and never drift. Updated in place; removing them removes them from the pools.",
+			MarkdownDescription: "Compute Engine labels of both pools' VMs, e.g. for billing (gcloud's `--labels`). Keys starting with `goog-gke-` are GKE's own: the ones it adds (`" + wellknown.ProvisioningModelLabel + "`, and on accelerator pools `" + wellknown.AcceleratorTypeLabel + "` and `" + wellknown.TPUPoolTypeLabel + "`) are not listed here and never drift. Updated in place; removing them removes them from the pools.",
 		},
 		"network_tags": schema.ListAttribute{
 			Optional:            true,
@@ -70,14 +70,14 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 			Computed:   true,
 			Validators: []validator.String{stringvalidator.OneOf(catalog.DiskTypes...)},
 			MarkdownDescription: "Boot disk type of both pools' nodes (gcloud's `--disk-type`): `pd-balanced`, `pd-standard`, `pd-ssd` or `hyperdisk-balanced`. " +
-				"Unset, GKE's default for the machine type: `hyperdisk-balanced` for TPU7x, v6e, A4, A4X and A3 Ultra, which boot from nothing else, `pd-balanced` for the rest " +
-				"(v5p and v5e boot from nothing else). Changed in place: GKE migrates the nodes.",
+				"Unset, GKE's default for the machine type: `hyperdisk-balanced` for TPU7x, v6e, A4, A4X, A3 Ultra, N4 and C4, which boot from nothing else, `pd-balanced` for v5p, v5e " +
+				"(which boot from nothing else) and the Persistent Disk families (E2, N1, N2, A2, G2, C3, ...); for other families, the disk GKE gives the pool, read back. Changed in place: GKE migrates the nodes.",
 		},
 		"disk_size_gb": schema.Int64Attribute{
 			Optional:            true,
 			Computed:            true,
 			Default:             int64default.StaticInt64(catalog.DefaultDiskSizeGB),
-			Validators:          []validator.Int64{int64validator.AtLeast(catalog.MinDiskSizeGB)},
+			Validators:          []validator.Int64{int64validator.Between(catalog.MinDiskSizeGB, 65536)},
 			MarkdownDescription: "Boot disk size of both pools' nodes in GB (gcloud's `--disk-size`), at least 10. Unset, GKE's 100. Changed in place: GKE migrates the nodes.",
 		},
 		"gvnic": schema.BoolAttribute{

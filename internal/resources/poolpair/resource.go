@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
@@ -78,6 +79,10 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 	P(&st).pair().Drift = tfdrift.List(nil)
 	for _, role := range poolRoles {
 		role.set(P(&st).pair(), types.ObjectNull(role.attrTypes()))
+	}
+	// A disk type the plan could not know (its machine type was unknown then) is GKE's default for the machine type.
+	if st := P(&st).pair(); st.DiskType.IsUnknown() {
+		st.DiskType = orNull(catalog.DefaultDiskType(st.MachineType.ValueString()))
 	}
 	for _, role := range poolRoles {
 		p, _ := role.decodePool(role.get(P(&plan).pair()))
