@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
@@ -66,6 +68,38 @@ func TestAccTPUPoolPair_lifecycle(t *testing.T) {
 				Check:  resource.ComposeTestCheckFunc(deletedPools(ref, 0), checkPool(t, ref, "on-demand-pool", "management.autoUpgrade", "true")),
 			},
 			{Config: lifecycleConfig("life", `, max_surge = 3`, ``), PlanOnly: true},
+		},
+	})
+}
+
+// TestAccTPUPoolPair_adoptedAsIs: a pool left under the configured name is adopted; when GKE refuses the in-place
+// change that would make it what the configuration says, the apply warns and succeeds (an error would taint the pair,
+// and the next apply would delete the pool), the next plan shows what still differs, and the next apply sets it.
+func TestAccTPUPoolPair_adoptedAsIs(t *testing.T) {
+	t.Parallel() // GKE only, its faults its cluster's
+	ref := createTestCluster(t, "adopt-as-is")
+	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
+	g.Run(testutil.TutorialPools(ref.Name, "on-demand-pool", "dws-pool")[0]...)
+	faults := emu.For(ref.Name)
+	t.Cleanup(faults.Clear)
+	config := lifecycleConfig(ref.Name, `, auto_repair = false`, "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:          func() { faults.FailNext("SetNodePoolManagement", 1, 400, "refused for the test") },
+				Config:             config,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					if np := testPools(t, ref)["on-demand-pool"]; np.GetManagement().GetAutoRepair() {
+						return fmt.Errorf("the adopted pool still has auto-repair on after the second apply")
+					}
+					return nil
+				},
+			},
 		},
 	})
 }

@@ -2,6 +2,7 @@ package poolpair
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -481,8 +482,44 @@ func incompatible(role poolRole, m pairModel, have, want *containerpb.NodePool) 
 		return "is a flex-start or queued-provisioning pool, not an on-demand one"
 	case !poolClass(have).Equal(poolClass(want)):
 		return fmt.Sprintf("is in ComputeClass %s, not %s", orNoClass(poolClass(have)), orNoClass(poolClass(want)))
+	case role.flex && have.GetConfig().GetMaxRunDuration() != nil && want.GetConfig().GetMaxRunDuration() == nil:
+		return fmt.Sprintf("has run limit %s, which GKE cannot take away", have.GetConfig().GetMaxRunDuration().AsDuration())
+	case !role.flex && (reservationAffinity(have) != reservationAffinity(want) || reservationOf(have) != reservationOf(want)):
+		return fmt.Sprintf("has reservation affinity %s, not %s", describeAffinity(have), describeAffinity(want))
+	case serviceAccountOf(have) != serviceAccountOf(want):
+		return fmt.Sprintf("runs as service account %s, not %s", describeAccount(serviceAccountOf(have)), describeAccount(serviceAccountOf(want)))
+	case !slices.Equal(sortedScopes(have), sortedScopes(want)):
+		return fmt.Sprintf("has OAuth scopes %v, not %v", sortedScopes(have), sortedScopes(want))
 	}
 	return m.incompatible(have, want)
+}
+
+// The settings below GKE takes only when it creates a pool: a pool of this name without them cannot be adopted.
+
+func describeAffinity(np *containerpb.NodePool) string {
+	if r := reservationOf(np); r != "" {
+		return fmt.Sprintf("%q (reservation %s)", reservationAffinity(np), r)
+	}
+	return fmt.Sprintf("%q", reservationAffinity(np))
+}
+
+// serviceAccountOf is the pool's service account, "" for the Compute Engine default however GKE spells it.
+func serviceAccountOf(np *containerpb.NodePool) string {
+	if sa := np.GetConfig().GetServiceAccount(); sa != "default" {
+		return sa
+	}
+	return ""
+}
+
+func describeAccount(sa string) string {
+	if sa == "" {
+		return "the Compute Engine default"
+	}
+	return sa
+}
+
+func sortedScopes(np *containerpb.NodePool) []string {
+	return slices.Sorted(slices.Values(np.GetConfig().GetOauthScopes()))
 }
 
 // kindMatches says whether a live pool has the kind's defining settings (TPU slice, GPUs) as the state has them.

@@ -86,16 +86,22 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 	}
 	for _, role := range poolRoles {
 		p, _ := role.decodePool(role.get(P(&plan).pair()))
-		np, err := r.createPool(ctx, client, ref, role, p, P(&plan), func(created *containerpb.NodePool) {
+		np, asIs, err := r.createPool(ctx, client, ref, role, p, P(&plan), func(created *containerpb.NodePool) {
 			role.set(P(&st).pair(), flattenNodePool(role, created, P(&st).liveLabels(created)))
 			resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
-		})
+		}, &resp.Diagnostics)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, p.Name.ValueString()), err.Error())
 			return
 		}
 		// Each pool is read back as it finishes, so state is complete without listing the pools again.
-		role.set(P(&st).pair(), flattenNodePool(role, np, P(&st).liveLabels(np)))
+		live := flattenNodePool(role, np, P(&st).liveLabels(np))
+		if asIs {
+			// State says what was planned (any other answer would be an error, and taint the pair); the next
+			// refresh compares the pool with it and plans what is still to set.
+			live = plannedOr(role.get(P(&plan).pair()), live)
+		}
+		role.set(P(&st).pair(), live)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	}
 	recordPoolBaselines(ctx, resp.Private, P(&plan), &resp.Diagnostics)
@@ -228,10 +234,11 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 		names[role] = want.Name.ValueString()
 		role.set(st, types.ObjectNull(role.attrTypes()))
 		save()
-		np, err := r.createPool(ctx, client, ref, role, want, P(&planM), func(created *containerpb.NodePool) {
+		// An adopted pool left as it is gets what still differs from the repair below.
+		np, _, err := r.createPool(ctx, client, ref, role, want, P(&planM), func(created *containerpb.NodePool) {
 			role.set(st, flattenNodePool(role, created, P(&stM).liveLabels(created)))
 			save()
-		})
+		}, &resp.Diagnostics)
 		if err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, want.Name.ValueString()), err.Error())
 			return
@@ -410,7 +417,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 		prior = P(&priorM).pair()
 	}
 	P(&planM).derive()
-	planDiskType(ctx, req.Config, plan, &resp.Diagnostics)
+	planDiskType(ctx, req.Config, plan, prior, &resp.Diagnostics)
 	// Drift is repaired by the apply, and is empty after it.
 	plan.Drift = tfdrift.List(nil)
 	changed := prior != nil && (!tfvalue.PlanEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0 || !plan.DiskType.Equal(prior.DiskType))
