@@ -253,7 +253,7 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 			cfg.GcfsConfig, _ = proto.Clone(d).(*containerpb.GcfsConfig)
 		}
 	}
-	cfg.ResourceLabels = withModelLabel(np, cfg.ResourceLabels)
+	cfg.ResourceLabels = withGKELabels(np, cfg.ResourceLabels)
 	flexOrQueued := cfg.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled()
 	if cfg.ReservationAffinity == nil && flexOrQueued {
 		cfg.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
@@ -292,11 +292,11 @@ func provisioningModel(np *containerpb.NodePool) string {
 	return "on-demand"
 }
 
-// withModelLabel is labels with the resource labels GKE adds to a pool and keeps whatever an update asks for (GKE
+// withGKELabels is labels with the resource labels GKE adds to a pool and keeps whatever an update asks for (GKE
 // docs, creating-managing-labels, "Automatically applied labels"): the provisioning model on every pool, and on
 // accelerator pools the values users' copies of live pools show: the GPU type or "tpu7x", and "multi-host" for a
 // multi-host TPU slice. What GKE writes for older TPUs' accelerator type is not on record, so none is added.
-func withModelLabel(np *containerpb.NodePool, labels map[string]string) map[string]string {
+func withGKELabels(np *containerpb.NodePool, labels map[string]string) map[string]string {
 	labels = maps.Clone(labels)
 	if labels == nil {
 		labels = map[string]string{}
@@ -354,6 +354,9 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 		return nil, e
 	}
 	if e := checkAutoUpgrade(c, np.GetManagement()); e != nil {
+		return nil, e
+	}
+	if e := checkSurge(np.GetUpgradeSettings()); e != nil {
 		return nil, e
 	}
 	s.fillNodePool(c, np)
@@ -522,6 +525,20 @@ func checkAutoUpgrade(c *cluster, m *containerpb.NodeManagement) *apiError {
 	return invalid("Auto_upgrade must be true when release_channel %s is set.", ch)
 }
 
+// checkSurge refuses a surge upgrade that may neither add nor take away a node (GKE docs, node pool upgrade
+// strategies: at least one of maxSurge and maxUnavailable above 0). The text is ours: GKE's is not on record.
+func checkSurge(u *containerpb.NodePool_UpgradeSettings) *apiError {
+	if u == nil {
+		return nil
+	}
+	// Unset and unspecified are surge, GKE's default strategy.
+	surge := u.GetStrategy() == containerpb.NodePoolUpdateStrategy_SURGE || u.GetStrategy() == containerpb.NodePoolUpdateStrategy_NODE_POOL_UPDATE_STRATEGY_UNSPECIFIED
+	if !surge || u.GetMaxSurge() > 0 || u.GetMaxUnavailable() > 0 {
+		return nil
+	}
+	return invalid("At least one of maxSurge and maxUnavailable must be greater than 0 for a surge upgrade.")
+}
+
 // updateNodePool applies UpdateNodePoolRequest's in-place fields and refuses the ones GKE fixes at creation for the
 // pools this setup makes (TPU machine type, flex-start, queued provisioning).
 func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
@@ -548,8 +565,8 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 		}
 		set(req.Labels != nil, func() { cfg.Labels = req.Labels.GetLabels() })
 		set(req.ResourceLabels != nil, func() {
-			// GKE's own label stays whatever labels an update asks for: GKE reconciles its reserved labels.
-			cfg.ResourceLabels = withModelLabel(np, req.ResourceLabels.GetLabels())
+			// GKE's own labels stay whatever labels an update asks for: GKE reconciles its reserved labels.
+			cfg.ResourceLabels = withGKELabels(np, req.ResourceLabels.GetLabels())
 		})
 		set(req.Taints != nil, func() { cfg.Taints = req.Taints.GetTaints() })
 		set(req.Tags != nil, func() { cfg.Tags = req.Tags.GetTags() })
@@ -560,6 +577,11 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 			}
 			set(true, func() { cfg.MaxRunDuration = req.MaxRunDuration })
 		}
+		if req.UpgradeSettings != nil {
+			if e := checkSurge(req.UpgradeSettings); e != nil {
+				return nil, e
+			}
+		}
 		set(req.UpgradeSettings != nil, func() {
 			np.UpgradeSettings = req.UpgradeSettings
 			if cfg.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled() {
@@ -569,9 +591,12 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 		set(len(req.Locations) > 0, func() { np.Locations = req.Locations })
 		set(req.MachineType != "", func() { cfg.MachineType = req.MachineType })
 		machineType := cmp.Or(req.MachineType, cfg.MachineType)
-		// A new machine type must take the disk the pool keeps, as well as a new one.
-		if e := validateBootDisk(machineType, cmp.Or(req.DiskType, cfg.DiskType), int32(req.DiskSizeGb)); e != nil { //nolint:gosec // GKE's sizes fit
-			return nil, e
+		// A new machine type must take the disk the pool keeps, as well as a new one; an update of anything else
+		// leaves the disk alone and does not look at it.
+		if req.MachineType != "" || req.DiskType != "" || req.DiskSizeGb != 0 {
+			if e := validateBootDisk(machineType, cmp.Or(req.DiskType, cfg.DiskType), int32(req.DiskSizeGb)); e != nil { //nolint:gosec // GKE's sizes fit
+				return nil, e
+			}
 		}
 		set(req.DiskSizeGb != 0, func() { cfg.DiskSizeGb = int32(req.DiskSizeGb); syncBootDisk(cfg) }) //nolint:gosec // GKE's sizes fit
 		set(req.DiskType != "", func() { cfg.DiskType = req.DiskType; syncBootDisk(cfg) })

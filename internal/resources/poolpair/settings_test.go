@@ -78,6 +78,10 @@ func TestValidatePoolSettings(t *testing.T) {
 		{"reservation not known yet", poolModel{ReservationAffinity: str("specific"), Reservation: types.StringUnknown()}, poolModel{}, ""},
 		{"run limit of a day", poolModel{}, poolModel{MaxRunDuration: str("86400s")}, ""},
 		{"run limit past 7 days", poolModel{}, poolModel{MaxRunDuration: str("691200s")}, "at most 7 days (604800s)"},
+		{"no surge, one unavailable", poolModel{MaxSurge: types.Int64Value(0), MaxUnavailable: types.Int64Value(1)}, poolModel{}, ""},
+		{"no surge, unavailable left to its 0", poolModel{MaxSurge: types.Int64Value(0), MaxUnavailable: types.Int64Null()}, poolModel{}, "both 0"},
+		{"surge left to its 1, none unavailable", poolModel{MaxSurge: types.Int64Null(), MaxUnavailable: types.Int64Value(0)}, poolModel{}, ""},
+		{"surge not known yet", poolModel{MaxSurge: types.Int64Unknown(), MaxUnavailable: types.Int64Value(0)}, poolModel{}, ""},
 	} {
 		var diags diag.Diagnostics
 		validatePoolSettings(tc.od, true, tc.fx, true, &diags)
