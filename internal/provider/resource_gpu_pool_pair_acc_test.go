@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,4 +177,26 @@ resource "dwsfallback_gpu_pool_pair" "test" {
   flex_start         = { name = "dws", provisioning = %q }
 }
 `, cluster, provisioning)
+}
+
+// TestAccGPUPoolPair_diskLeftToGKE: on a family whose default boot disk is not on record (A3 High), a disk_type the
+// configuration stops naming keeps the disk the pools have: no plan that the apply could not carry out.
+func TestAccGPUPoolPair_diskLeftToGKE(t *testing.T) {
+	t.Parallel() // GKE only, on a cluster of its own
+	ref := createTestCluster(t, "gpu-disk-left")
+	withDisk := strings.Replace(gpuPairConfig(ref.Name, "flex-start"), `max_nodes          = 4`, "max_nodes          = 4\n  disk_type          = \"pd-ssd\"", 1)
+	diskType := statecheck.ExpectKnownValue("dwsfallback_gpu_pool_pair.test", tfjsonpath.New("disk_type"), knownvalue.StringExact("pd-ssd"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: withDisk, ConfigStateChecks: []statecheck.StateCheck{diskType}},
+			{Config: gpuPairConfig(ref.Name, "flex-start"), PlanOnly: true},
+			{Config: gpuPairConfig(ref.Name, "flex-start"), ConfigStateChecks: []statecheck.StateCheck{diskType}},
+		},
+	})
+	for name, np := range testPools(t, ref) {
+		if name != "default-pool" && np.GetConfig().GetDiskType() != "pd-ssd" {
+			t.Errorf("pool %s has boot disk %s, want the pd-ssd it was made with", name, np.GetConfig().GetDiskType())
+		}
+	}
 }

@@ -113,30 +113,29 @@ func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, ident
 // from before these attributes), from GKE's default, so that of two pools the one that differs shows. A disk type
 // left unset on a family whose default is not on record stays unset.
 func readDisk(was, st *poolPairModel, cfg *containerpb.NodeConfig) {
-	wantType := was.DiskType
-	if wantType.IsNull() || wantType.IsUnknown() {
-		wantType = orNull(catalog.DefaultDiskType(cfg.GetMachineType()))
-		st.DiskType = cmpOr(st.DiskType, wantType)
+	liveType, liveSize := types.StringNull(), types.Int64Null()
+	if t := cfg.GetDiskType(); t != "" {
+		liveType = types.StringValue(t)
 	}
-	// Unset on a family whose default is not on record, the disk is GKE's to choose, as the apply compares it.
-	if t := cfg.GetDiskType(); t != "" && !wantType.IsNull() && t != wantType.ValueString() {
-		st.DiskType = types.StringValue(t)
+	if n := cfg.GetDiskSizeGb(); n != 0 {
+		liveSize = types.Int64Value(int64(n))
 	}
-	wantSize := was.DiskSizeGB
-	if wantSize.IsNull() || wantSize.IsUnknown() {
-		wantSize = types.Int64Value(catalog.DefaultDiskSizeGB)
-		st.DiskSizeGB = cmpOr(st.DiskSizeGB, wantSize)
+	readDefaulted(&st.DiskType, was.DiskType, orNull(catalog.DefaultDiskType(cfg.GetMachineType())), liveType)
+	readDefaulted(&st.DiskSizeGB, was.DiskSizeGB, types.Int64Value(catalog.DefaultDiskSizeGB), liveSize)
+	readDefaulted(&st.Gvnic, was.Gvnic, types.BoolValue(false), types.BoolValue(cfg.GetGvnic().GetEnabled()))
+}
+
+// readDefaulted reads into st a setting that GKE defaults: compared with was, or with GKE's default def where was is
+// null or unknown (then st holds def unless set). A null def (not on record) or a null live value (GKE said nothing)
+// compares nothing.
+func readDefaulted[T attr.Value](st *T, was, def, live T) {
+	want := was
+	if was.IsNull() || was.IsUnknown() {
+		want = def
+		*st = cmpOr(*st, want)
 	}
-	if n := int64(cfg.GetDiskSizeGb()); n != 0 && n != wantSize.ValueInt64() {
-		st.DiskSizeGB = types.Int64Value(n)
-	}
-	wantGvnic := was.Gvnic
-	if wantGvnic.IsNull() || wantGvnic.IsUnknown() {
-		wantGvnic = types.BoolValue(false)
-		st.Gvnic = cmpOr(st.Gvnic, wantGvnic)
-	}
-	if on := cfg.GetGvnic().GetEnabled(); on != wantGvnic.ValueBool() {
-		st.Gvnic = types.BoolValue(on)
+	if !want.IsNull() && !live.IsNull() && !live.Equal(want) {
+		*st = live
 	}
 }
 
@@ -152,19 +151,34 @@ func cmpOr[T interface {
 }
 
 // planDiskType plans GKE's default boot disk for the machine type where the configuration names none, so that a
-// disk changed by hand plans back to it; null where that default is not on record (the disk is GKE's to choose, and
-// not compared), unknown while the machine type is.
-func planDiskType(ctx context.Context, config tfsdk.Config, plan *poolPairModel, diags *diag.Diagnostics) {
+// disk changed by hand plans back to it; unknown while the machine type is. Where that default is not on record the
+// disk is GKE's to choose and not compared: a disk the configuration stops naming stays as it is (a plan to null
+// would promise a change the apply cannot make), unless the pools' disks differ (then neither is moved).
+func planDiskType(ctx context.Context, config tfsdk.Config, plan, prior *poolPairModel, diags *diag.Diagnostics) {
 	var configured types.String
 	diags.Append(config.GetAttribute(ctx, path.Root("disk_type"), &configured)...)
-	switch {
+	switch def := catalog.DefaultDiskType(plan.MachineType.ValueString()); {
 	case !configured.IsNull():
 		return
 	case !tfvalue.Known(plan.MachineType):
 		plan.DiskType = types.StringUnknown()
+	case def == "" && prior != nil && prior.MachineType.Equal(plan.MachineType) && !diskDrifted(prior):
+		plan.DiskType = prior.DiskType
 	default:
-		plan.DiskType = orNull(catalog.DefaultDiskType(plan.MachineType.ValueString()))
+		plan.DiskType = orNull(def)
 	}
+}
+
+// diskDrifted says whether one pool's disk type was changed by hand: state then holds that pool's, and keeping it
+// would move the other pool's disk.
+func diskDrifted(prior *poolPairModel) bool {
+	_, fields := gkedrift.ByPool(tfvalue.StringList(prior.Drift))
+	for _, fs := range fields {
+		if slices.Contains(fs, "config.diskType") {
+			return true
+		}
+	}
+	return false
 }
 
 // validateNodeSettings checks what the configuration alone shows of the node settings: a boot disk the machine type
@@ -178,8 +192,8 @@ func validateNodeSettings(m *poolPairModel, diags *diag.Diagnostics) {
 	for k := range stringMap(m.ResourceLabels) {
 		if strings.HasPrefix(k, "goog-gke-") {
 			diags.AddAttributeError(path.Root("resource_labels"), "A resource label GKE keeps for itself",
-				fmt.Sprintf("resource_labels has key %q: keys starting with goog-gke- are GKE's reserved labels (it adds %s), and GKE sets them itself and reconciles any change to them (GKE docs, creating-managing-labels), so a value set here would not stay.",
-					k, wellknown.ProvisioningModelLabel))
+				fmt.Sprintf("resource_labels has key %q: keys starting with goog-gke- are GKE's reserved labels (it adds %s, %s and %s), and GKE sets them itself and reconciles any change to them (GKE docs, creating-managing-labels), so a value set here would not stay.",
+					k, wellknown.ProvisioningModelLabel, wellknown.AcceleratorTypeLabel, wellknown.TPUPoolTypeLabel))
 		}
 	}
 }

@@ -71,14 +71,14 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 			Validators: []validator.String{stringvalidator.OneOf(catalog.DiskTypes...)},
 			MarkdownDescription: "Boot disk type of both pools' nodes (gcloud's `--disk-type`): `pd-balanced`, `pd-standard`, `pd-ssd` or `hyperdisk-balanced`. " +
 				"Unset, GKE's default for the machine type: `hyperdisk-balanced` for TPU7x, v6e, A4, A4X, A3 Ultra, N4 and C4, which boot from nothing else, `pd-balanced` for v5p, v5e " +
-				"(which boot from nothing else) and the Persistent Disk families (E2, N1, N2, A2, G2, C3, ...); for other families, the disk GKE gives the pool, read back. Changed in place: GKE migrates the nodes.",
+				"(which boot from nothing else) and the Persistent Disk families (E2, N1, N2, A2, G2, C3, ...); for other families, whatever disk GKE gives the pool, read back and not compared; there, taking `disk_type` out of the configuration keeps the disk the pools have. Changed in place: GKE migrates the nodes.",
 		},
 		"disk_size_gb": schema.Int64Attribute{
 			Optional:            true,
 			Computed:            true,
 			Default:             int64default.StaticInt64(catalog.DefaultDiskSizeGB),
 			Validators:          []validator.Int64{int64validator.Between(catalog.MinDiskSizeGB, 65536)},
-			MarkdownDescription: "Boot disk size of both pools' nodes in GB (gcloud's `--disk-size`), at least 10. Unset, GKE's 100. Changed in place: GKE migrates the nodes.",
+			MarkdownDescription: "Boot disk size of both pools' nodes in GB (gcloud's `--disk-size`), 10 to 65536. Unset, GKE's 100. Changed in place: GKE migrates the nodes.",
 		},
 		"gvnic": schema.BoolAttribute{
 			Optional:            true,
