@@ -42,6 +42,7 @@ func main() {
 	echo := flag.String("echo", "", "the echo provider (internal/echoprovider), to measure the plugin floor")
 	hold := flag.Bool("hold", false, "apply the first -n and keep the stack up until interrupted, for profiling by hand")
 	runningOnly := flag.Bool("running-destroy-only", false, "measure the destroy of running jobs alone (at the largest -n up to 100), and print it")
+	runningN := flag.Int("running-n", 0, "jobs in the destroy of running jobs; 0 is the largest -n up to 100")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 
@@ -54,7 +55,7 @@ func main() {
 		sizes = append(sizes, n)
 	}
 	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
-	b := &bench{binary: abs(*binary), runs: *runs, startupOnly: *startupOnly, hold: *hold}
+	b := &bench{binary: abs(*binary), runs: *runs, startupOnly: *startupOnly, hold: *hold, runningN: *runningN}
 	if *echo != "" {
 		b.echo = abs(*echo)
 	}
@@ -91,6 +92,7 @@ type bench struct {
 	statusQuo   *statusQuo
 	startupOnly bool
 	hold        bool
+	runningN    int
 	echo        string
 	noHelm      *variant
 	emu         *gkeemu.Server
@@ -110,9 +112,12 @@ type bench struct {
 	runningDestroy *runningDestroy
 }
 
-// runningDestroyN is the largest N of the run up to 100: the destroy of 1000 running jobs would take most of an hour
-// on 2 cores, the API server's garbage collector more than the provider.
-func runningDestroyN(sizes []int) int {
+// runningDestroyN is -running-n, or the largest N of the run up to 100: the destroy of 1000 running jobs would take
+// most of an hour on 2 cores, the API server's garbage collector more than the provider.
+func (b *bench) runningDestroyN(sizes []int) int {
+	if b.runningN > 0 {
+		return b.runningN
+	}
 	n := 0
 	for _, s := range sizes {
 		if s <= 100 && s > n {
@@ -248,7 +253,7 @@ func (b *bench) run(binDir string, sizes []int) error {
 		return err
 	}
 	// On a stack of its own, stopped before the plan stages; at the largest N up to 100.
-	if n := runningDestroyN(sizes); n > 0 {
+	if n := b.runningDestroyN(sizes); n > 0 {
 		if b.runningDestroy, err = b.measureRunningDestroy(filepath.Join(dir, "running"), binDir, n); err != nil {
 			return fmt.Errorf("the destroy of running jobs: %w", err)
 		}
@@ -366,7 +371,7 @@ func (b *bench) runningDestroyOnly(binDir string, sizes []int) error {
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 	b.env = benchEnv
-	r, err := b.measureRunningDestroy(dir, binDir, runningDestroyN(sizes))
+	r, err := b.measureRunningDestroy(dir, binDir, b.runningDestroyN(sizes))
 	if err != nil {
 		return err
 	}
