@@ -93,12 +93,12 @@ func TestAccTPUPoolPair_adoptedAsIs(t *testing.T) {
 			},
 			{
 				Config: config,
-				Check: func(*terraform.State) error {
+				Check: resource.ComposeTestCheckFunc(deletedPools(ref, 0), func(*terraform.State) error {
 					if np := testPools(t, ref)["on-demand-pool"]; np.GetManagement().GetAutoRepair() {
 						return fmt.Errorf("the adopted pool still has auto-repair on after the second apply")
 					}
 					return nil
-				},
+				}),
 			},
 		},
 	})

@@ -191,12 +191,17 @@ func TestAccGPUPoolPair_diskLeftToGKE(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: withDisk, ConfigStateChecks: []statecheck.StateCheck{diskType}},
 			{Config: gpuPairConfig(ref.Name, "flex-start"), PlanOnly: true},
-			{Config: gpuPairConfig(ref.Name, "flex-start"), ConfigStateChecks: []statecheck.StateCheck{diskType}},
+			{
+				Config: gpuPairConfig(ref.Name, "flex-start"), ConfigStateChecks: []statecheck.StateCheck{diskType},
+				Check: func(*terraform.State) error {
+					for _, name := range []string{"od", "dws"} {
+						if got := testPools(t, ref)[name].GetConfig().GetDiskType(); got != "pd-ssd" {
+							return fmt.Errorf("pool %s has boot disk %q, want the pd-ssd it was made with", name, got)
+						}
+					}
+					return nil
+				},
+			},
 		},
 	})
-	for name, np := range testPools(t, ref) {
-		if name != "default-pool" && np.GetConfig().GetDiskType() != "pd-ssd" {
-			t.Errorf("pool %s has boot disk %s, want the pd-ssd it was made with", name, np.GetConfig().GetDiskType())
-		}
-	}
 }

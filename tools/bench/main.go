@@ -41,7 +41,7 @@ func main() {
 	statusQuoFile := flag.String("status-quo", "bench/status-quo.json", "figures of the status quo, with where and when they were measured")
 	echo := flag.String("echo", "", "the echo provider (internal/echoprovider), to measure the plugin floor")
 	hold := flag.Bool("hold", false, "apply the first -n and keep the stack up until interrupted, for profiling by hand")
-	runningOnly := flag.Bool("running-destroy-only", false, "measure the destroy of running jobs alone (at the largest -n up to 100), and print it")
+	runningOnly := flag.Bool("running-destroy-only", false, "measure the destroy of running jobs alone (at -running-n), and print it")
 	runningN := flag.Int("running-n", 0, "jobs in the destroy of running jobs; 0 is the largest -n up to 100")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
@@ -252,7 +252,7 @@ func (b *bench) run(binDir string, sizes []int) error {
 	if err := b.measureLatency(filepath.Join(dir, "latency")); err != nil {
 		return err
 	}
-	// On a stack of its own, stopped before the plan stages; at the largest N up to 100.
+	// On a stack of its own, stopped before the plan stages; at -running-n jobs.
 	if n := b.runningDestroyN(sizes); n > 0 {
 		if b.runningDestroy, err = b.measureRunningDestroy(filepath.Join(dir, "running"), binDir, n); err != nil {
 			return fmt.Errorf("the destroy of running jobs: %w", err)

@@ -66,3 +66,28 @@ func TestIncompatibleRefusesWhatOnlyCreationSets(t *testing.T) {
 		})
 	}
 }
+
+func TestIncompatibleGPUDriver(t *testing.T) {
+	t.Parallel()
+	m := gpuModel() // driver "latest"
+	p := poolModel{Name: types.StringValue("od"), ReservationAffinity: types.StringValue("none")}
+	for _, tc := range []struct {
+		name   string
+		driver *containerpb.GPUDriverInstallationConfig_GPUDriverVersion
+		want   string
+	}{
+		{"the same driver", containerpb.GPUDriverInstallationConfig_LATEST.Enum(), ""},
+		{"none named", nil, ""},
+		{"another driver", containerpb.GPUDriverInstallationConfig_DEFAULT.Enum(), "has GPU driver version DEFAULT, not LATEST"},
+	} {
+		want := expandNodePool(onDemandRole, p, m)
+		have := proto.Clone(want).(*containerpb.NodePool)
+		have.Config.Accelerators[0].GpuDriverInstallationConfig = nil
+		if tc.driver != nil {
+			have.Config.Accelerators[0].GpuDriverInstallationConfig = &containerpb.GPUDriverInstallationConfig{GpuDriverVersion: tc.driver}
+		}
+		if got := incompatible(onDemandRole, m, have, want); (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: incompatible = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -61,10 +61,15 @@ func adopt(ctx context.Context, client *gke.Client, ref clusterscope.Ref, name s
 	if len(calls) == 0 {
 		return have, false, nil
 	}
-	if np, err := findPool(ctx, client, name); err == nil && np != nil {
+	np, err := findPool(ctx, client, name)
+	switch {
+	case err == nil && np != nil:
 		return np, asIs, nil
+	case ctx.Err() != nil:
+		return have, false, fmt.Errorf("reading adopted node pool %s: %w", have.GetName(), err)
 	}
-	return have, asIs, nil
+	// The pool as it was before the repairs is not what state should say: state says what was planned.
+	return have, true, nil
 }
 
 // plannedOr is the planned pool object with what the plan could not know taken from live.

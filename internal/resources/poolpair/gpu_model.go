@@ -73,6 +73,11 @@ func (m *gpuPoolPairModel) incompatible(have, want *containerpb.NodePool) string
 	if len(h) != 1 || h[0].GetAcceleratorType() != w[0].GetAcceleratorType() || h[0].GetAcceleratorCount() != w[0].GetAcceleratorCount() {
 		return fmt.Sprintf("has GPUs %s, not %d x %s", describeGPUs(h), w[0].GetAcceleratorCount(), w[0].GetAcceleratorType())
 	}
+	// GKE installs the driver when it creates the pool; one it does not name (unspecified) reads as nothing, as flattenKind reads it.
+	hv, wv := h[0].GetGpuDriverInstallationConfig().GetGpuDriverVersion(), w[0].GetGpuDriverInstallationConfig().GetGpuDriverVersion()
+	if hv != containerpb.GPUDriverInstallationConfig_GPU_DRIVER_VERSION_UNSPECIFIED && hv != wv {
+		return fmt.Sprintf("has GPU driver version %s, not %s", hv, wv)
+	}
 	return ""
 }
 
