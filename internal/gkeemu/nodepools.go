@@ -577,10 +577,8 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 			}
 			set(true, func() { cfg.MaxRunDuration = req.MaxRunDuration })
 		}
-		if req.UpgradeSettings != nil {
-			if e := checkSurge(req.UpgradeSettings); e != nil {
-				return nil, e
-			}
+		if e := checkSurge(req.UpgradeSettings); e != nil {
+			return nil, e
 		}
 		set(req.UpgradeSettings != nil, func() {
 			np.UpgradeSettings = req.UpgradeSettings

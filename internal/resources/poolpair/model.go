@@ -486,10 +486,10 @@ func incompatible(role poolRole, m pairModel, have, want *containerpb.NodePool) 
 		return fmt.Sprintf("has run limit %s, which GKE cannot take away", have.GetConfig().GetMaxRunDuration().AsDuration())
 	case !role.flex && (reservationAffinity(have) != reservationAffinity(want) || reservationOf(have) != reservationOf(want)):
 		return fmt.Sprintf("has reservation affinity %s, not %s", describeAffinity(have), describeAffinity(want))
-	case serviceAccountOf(have) != serviceAccountOf(want):
-		return fmt.Sprintf("runs as service account %s, not %s", describeAccount(serviceAccountOf(have)), describeAccount(serviceAccountOf(want)))
-	case !slices.Equal(sortedScopes(have), sortedScopes(want)):
-		return fmt.Sprintf("has OAuth scopes %v, not %v", sortedScopes(have), sortedScopes(want))
+	case serviceAccountOf(have.GetConfig()) != serviceAccountOf(want.GetConfig()):
+		return fmt.Sprintf("runs as service account %s, not %s", describeAccount(serviceAccountOf(have.GetConfig())), describeAccount(serviceAccountOf(want.GetConfig())))
+	case !slices.Equal(sortedScopes(have.GetConfig()), sortedScopes(want.GetConfig())):
+		return fmt.Sprintf("has OAuth scopes %v, not %v", sortedScopes(have.GetConfig()), sortedScopes(want.GetConfig()))
 	}
 	return m.incompatible(have, want)
 }
@@ -503,23 +503,11 @@ func describeAffinity(np *containerpb.NodePool) string {
 	return fmt.Sprintf("%q", reservationAffinity(np))
 }
 
-// serviceAccountOf is the pool's service account, "" for the Compute Engine default however GKE spells it.
-func serviceAccountOf(np *containerpb.NodePool) string {
-	if sa := np.GetConfig().GetServiceAccount(); sa != "default" {
-		return sa
-	}
-	return ""
-}
-
 func describeAccount(sa string) string {
 	if sa == "" {
 		return "the Compute Engine default"
 	}
 	return sa
-}
-
-func sortedScopes(np *containerpb.NodePool) []string {
-	return slices.Sorted(slices.Values(np.GetConfig().GetOauthScopes()))
 }
 
 // kindMatches says whether a live pool has the kind's defining settings (TPU slice, GPUs) as the state has them.

@@ -200,17 +200,26 @@ func validateNodeSettings(m *poolPairModel, diags *diag.Diagnostics) {
 
 // readIdentity reads the service account and scopes, which GKE sets only on a new pool.
 func readIdentity(was, st *poolPairModel, cfg *containerpb.NodeConfig) {
-	sa := cfg.GetServiceAccount()
-	if sa == "default" {
-		sa = ""
-	}
+	sa := serviceAccountOf(cfg)
 	if live := orNull(sa); !live.Equal(was.ServiceAccount) {
 		st.ServiceAccount = live
 	}
-	scopes := slices.Sorted(slices.Values(cfg.GetOauthScopes()))
+	scopes := sortedScopes(cfg)
 	if !slices.Equal(scopes, effectiveScopes(was.OauthScopes, sa)) {
 		st.OauthScopes = types.SetValueMust(types.StringType, stringValues(scopes))
 	}
+}
+
+// serviceAccountOf is the nodes' service account, "" for the Compute Engine default however GKE spells it.
+func serviceAccountOf(cfg *containerpb.NodeConfig) string {
+	if sa := cfg.GetServiceAccount(); sa != "default" {
+		return sa
+	}
+	return ""
+}
+
+func sortedScopes(cfg *containerpb.NodeConfig) []string {
+	return slices.Sorted(slices.Values(cfg.GetOauthScopes()))
 }
 
 // scopesChange says whether the pools' scopes change from state to plan: unset means gcloud's default scopes for the
