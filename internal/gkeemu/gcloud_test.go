@@ -50,6 +50,13 @@ func TestGcloudTutorial(t *testing.T) {
 	if strings.Join(strings.Fields(got), " ") != "default-pool on-demand-pool 12 dws-pool 8" {
 		t.Errorf("after the by-hand updates, pools = %q", got)
 	}
+	// A field nothing here sets at creation, which GKE changes in place all the same.
+	g.Run("container", "node-pools", "update", "on-demand-pool", "--cluster=tpu-cluster", "--location=us-east5-b",
+		"--workload-metadata=GCE_METADATA")
+	if got := strings.TrimSpace(g.Run("container", "node-pools", "describe", "on-demand-pool", "--cluster=tpu-cluster",
+		"--location=us-east5-b", "--format=value(config.workloadMetadataConfig.mode)")); got != "GCE_METADATA" {
+		t.Errorf("after --workload-metadata=GCE_METADATA, the pool's mode is %q", got)
+	}
 
 	// GKE's validation, as gcloud shows it.
 	out, err := g.Try("container", "node-pools", "create", "bad-pool", "--cluster=tpu-cluster", "--location=us-east5-b",

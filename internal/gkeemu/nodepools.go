@@ -607,6 +607,11 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 			set(v != np.Version, func() { np.Version = v })
 		}
 		set(req.ImageType != "" && !strings.EqualFold(req.ImageType, cfg.ImageType), func() { cfg.ImageType = req.ImageType })
+		rest, e := inPlace(req, np)
+		if e != nil {
+			return nil, e
+		}
+		changes = append(changes, rest...)
 		if len(changes) == 0 {
 			return func() {}, nil
 		}
