@@ -28,6 +28,7 @@ func TestIncompatibleRefusesWhatOnlyCreationSets(t *testing.T) {
 	m := tutorialModel()
 	onDemand := poolModel{Name: types.StringValue("on-demand-pool"), ReservationAffinity: types.StringValue("none")}
 	flex := poolModel{Name: types.StringValue("dws-pool"), Provisioning: types.StringValue(provisioningFlexStart)}
+	unqueued := poolModel{Name: types.StringValue("dws-pool"), Provisioning: types.StringValue(provisioningUnqueued)}
 	for _, tc := range []struct {
 		name string
 		role poolRole
@@ -54,6 +55,13 @@ func TestIncompatibleRefusesWhatOnlyCreationSets(t *testing.T) {
 			"has OAuth scopes [https://www.googleapis.com/auth/cloud-platform]"},
 		{"a run limit the configuration has not", flexStartRole, flex, func(np *containerpb.NodePool) { np.Config.MaxRunDuration = durationpb.New(86400e9) },
 			"has run limit 24h0m0s"},
+		{"plan B without an affinity when creation sends none", flexStartRole, unqueued, func(np *containerpb.NodePool) {
+			np.QueuedProvisioning, np.Config.ReservationAffinity = nil, nil
+		}, `has reservation affinity "any", not "none"`},
+		{"plan B with the affinity creation sends", flexStartRole, unqueued, func(np *containerpb.NodePool) {
+			np.QueuedProvisioning = nil
+			np.Config.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
+		}, ""},
 		{"another topology", onDemandRole, onDemand, func(np *containerpb.NodePool) { np.PlacementPolicy.TpuTopology = "2x4" }, `has TPU topology "2x4"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

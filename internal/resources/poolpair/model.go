@@ -484,7 +484,10 @@ func incompatible(role poolRole, m pairModel, have, want *containerpb.NodePool) 
 		return fmt.Sprintf("is in ComputeClass %s, not %s", orNoClass(poolClass(have)), orNoClass(poolClass(want)))
 	case role.flex && have.GetConfig().GetMaxRunDuration() != nil && want.GetConfig().GetMaxRunDuration() == nil:
 		return fmt.Sprintf("has run limit %s, which GKE cannot take away", have.GetConfig().GetMaxRunDuration().AsDuration())
-	case !role.flex && (reservationAffinity(have) != reservationAffinity(want) || reservationOf(have) != reservationOf(want)):
+	// Plan B's affinity is compared where creation sends one (none, for flex-start VMs the autoscaler adds, and for
+	// GPUs): a pool left to GKE's default would consume reservations meant for others.
+	case (!role.flex || want.GetConfig().GetReservationAffinity() != nil) &&
+		(reservationAffinity(have) != reservationAffinity(want) || reservationOf(have) != reservationOf(want)):
 		return fmt.Sprintf("has reservation affinity %s, not %s", describeAffinity(have), describeAffinity(want))
 	case serviceAccountOf(have.GetConfig()) != serviceAccountOf(want.GetConfig()):
 		return fmt.Sprintf("runs as service account %s, not %s", describeAccount(serviceAccountOf(have.GetConfig())), describeAccount(serviceAccountOf(want.GetConfig())))
