@@ -356,7 +356,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	if e := checkAutoUpgrade(c, np.GetManagement()); e != nil {
 		return nil, e
 	}
-	if e := checkSurge(np.GetUpgradeSettings()); e != nil {
+	if e := cmp.Or(checkSurge(np.GetUpgradeSettings()), checkBlueGreen(np, np.GetUpgradeSettings())); e != nil {
 		return nil, e
 	}
 	s.fillNodePool(c, np)
@@ -539,6 +539,25 @@ func checkSurge(u *containerpb.NodePool_UpgradeSettings) *apiError {
 	return invalid("At least one of maxSurge and maxUnavailable must be greater than 0 for a surge upgrade.")
 }
 
+// checkBlueGreen refuses blue-green upgrades of a multi-host TPU slice, which GKE places compactly (Google's Cluster
+// Toolkit, gke-node-pool module: "Compact placement is not supported with blue-green upgrades"), and a batch share
+// outside (0, 1] (API reference, BlueGreenSettings.StandardRolloutPolicy.batch_percentage). The texts are ours: GKE's
+// are not on record.
+func checkBlueGreen(np *containerpb.NodePool, u *containerpb.NodePool_UpgradeSettings) *apiError {
+	if u.GetStrategy() != containerpb.NodePoolUpdateStrategy_BLUE_GREEN {
+		return nil
+	}
+	p := u.GetBlueGreenSettings().GetStandardRolloutPolicy()
+	if b, ok := p.GetUpdateBatchSize().(*containerpb.BlueGreenSettings_StandardRolloutPolicy_BatchPercentage); ok && (b.BatchPercentage <= 0 || b.BatchPercentage > 1) {
+		return invalid("batchPercentage must be greater than 0 and at most 1; it is %v.", b.BatchPercentage)
+	}
+	if sl, e := slice(np); e == nil && sl.MultiHost() {
+		return invalid("Blue-green upgrades are not supported for node pool %s: compact placement (a multi-host TPU slice of %s) does not support them.",
+			np.GetName(), sl.Topology)
+	}
+	return nil
+}
+
 // updateNodePool applies UpdateNodePoolRequest's in-place fields and refuses the ones GKE fixes at creation for the
 // pools this setup makes (TPU machine type, flex-start, queued provisioning).
 func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
@@ -577,7 +596,7 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 			}
 			set(true, func() { cfg.MaxRunDuration = req.MaxRunDuration })
 		}
-		if e := checkSurge(req.UpgradeSettings); e != nil {
+		if e := cmp.Or(checkSurge(req.UpgradeSettings), checkBlueGreen(np, req.UpgradeSettings)); e != nil {
 			return nil, e
 		}
 		set(req.UpgradeSettings != nil, func() {

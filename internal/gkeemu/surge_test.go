@@ -27,3 +27,37 @@ func TestCheckSurge(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckBlueGreen(t *testing.T) {
+	t.Parallel()
+	blueGreen := containerpb.NodePoolUpdateStrategy_BLUE_GREEN.Enum()
+	share := func(f float32) *containerpb.BlueGreenSettings {
+		return &containerpb.BlueGreenSettings{RolloutPolicy: &containerpb.BlueGreenSettings_StandardRolloutPolicy_{
+			StandardRolloutPolicy: &containerpb.BlueGreenSettings_StandardRolloutPolicy{
+				UpdateBatchSize: &containerpb.BlueGreenSettings_StandardRolloutPolicy_BatchPercentage{BatchPercentage: f}}}}
+	}
+	gpu := &containerpb.NodePool{Name: "gpu", Config: &containerpb.NodeConfig{MachineType: "g2-standard-4"}}
+	singleHost := &containerpb.NodePool{Name: "v6e-1", Config: &containerpb.NodeConfig{MachineType: "ct6e-standard-4t"},
+		PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "2x2"}}
+	multiHost := &containerpb.NodePool{Name: "v6e-16", Config: &containerpb.NodeConfig{MachineType: "ct6e-standard-4t"},
+		PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"}}
+	for _, tc := range []struct {
+		name string
+		np   *containerpb.NodePool
+		u    *containerpb.NodePool_UpgradeSettings
+		ok   bool
+	}{
+		{"surge on a slice", multiHost, &containerpb.NodePool_UpgradeSettings{MaxSurge: 1}, true},
+		{"blue-green, GPUs", gpu, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen}, true},
+		{"blue-green, a single-host slice", singleHost, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen}, true},
+		{"blue-green, a multi-host slice", multiHost, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen}, false},
+		{"a quarter per batch", gpu, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen, BlueGreenSettings: share(0.25)}, true},
+		{"all per batch", gpu, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen, BlueGreenSettings: share(1)}, true},
+		{"none per batch", gpu, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen, BlueGreenSettings: share(0)}, false},
+		{"more than all", gpu, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen, BlueGreenSettings: share(1.5)}, false},
+	} {
+		if got := checkBlueGreen(tc.np, tc.u) == nil; got != tc.ok {
+			t.Errorf("%s: accepted %v, want %v", tc.name, got, tc.ok)
+		}
+	}
+}

@@ -41,8 +41,12 @@ func TestAccDrift_poolPairGenerated(t *testing.T) {
 		{"reservation", func(cluster string) string {
 			return strings.NewReplacer(`"on-demand-pool"`, `"od"`, `"dws-pool"`, `"dws"`).Replace(reservationPairConfig(cluster, "acc-drift-res", "86400s"))
 		}},
-		// GPUs and their driver; plan B with auto-repair off and autoscaling over all zones, as the DWS docs make it.
-		{"gpu", func(cluster string) string { return gpuPairConfig(cluster, "flex-start") }},
+		// GPUs and their driver; plan B with auto-repair off and autoscaling over all zones, as the DWS docs make it;
+		// plan A with blue-green upgrades.
+		{"gpu", func(cluster string) string {
+			return strings.Replace(gpuPairConfig(cluster, "flex-start"), `{ name = "od" }`,
+				`{ name = "od", blue_green = { node_pool_soak_duration = "600s", batch_node_count = 1, batch_soak_duration = "60s" } }`, 1)
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -32,6 +32,7 @@ func expandLifecycle(r poolRole, p poolModel, np *containerpb.NodePool) {
 	if tfvalue.Known(p.MaxUnavailable) {
 		np.UpgradeSettings.MaxUnavailable = int32(p.MaxUnavailable.ValueInt64()) //nolint:gosec // validated to 0..100
 	}
+	expandBlueGreen(p.BlueGreen, np.UpgradeSettings)
 }
 
 // lifecycleAttributes are a pool's auto-repair and auto-upgrade; autoRepair is the default of the first.

@@ -87,6 +87,7 @@ type poolModel struct {
 	AutoUpgrade    types.Bool
 	MaxSurge       types.Int64
 	MaxUnavailable types.Int64
+	BlueGreen      types.Object
 }
 
 // poolRole is what differs between plan A and plan B.
@@ -119,6 +120,7 @@ func (r poolRole) attrTypes() map[string]attr.Type {
 		t["reservation"] = types.StringType
 		t["max_surge"] = types.Int64Type
 		t["max_unavailable"] = types.Int64Type
+		t["blue_green"] = types.ObjectType{AttrTypes: blueGreenTypes}
 	}
 	return t
 }
@@ -167,6 +169,10 @@ func (r poolRole) decodePool(o types.Object) (p poolModel, ok bool) {
 		return types.Int64Null()
 	}
 	p.MaxSurge, p.MaxUnavailable = integer("max_surge"), integer("max_unavailable")
+	p.BlueGreen = types.ObjectNull(blueGreenTypes)
+	if v, ok := a["blue_green"].(types.Object); ok {
+		p.BlueGreen = v
+	}
 	if v, ok := a["node_labels"].(types.Map); ok {
 		p.NodeLabels = v
 	} else {
@@ -184,6 +190,7 @@ func (r poolRole) encodePool(p poolModel) types.Object {
 	} else {
 		vals["reservation_affinity"], vals["reservation"] = p.ReservationAffinity, p.Reservation
 		vals["max_surge"], vals["max_unavailable"] = p.MaxSurge, p.MaxUnavailable
+		vals["blue_green"] = p.BlueGreen
 	}
 	return types.ObjectValueMust(r.attrTypes(), vals)
 }
@@ -337,6 +344,7 @@ func flattenNodePool(r poolRole, np *containerpb.NodePool, labels types.Map) typ
 	} else {
 		p.MaxSurge = types.Int64Value(int64(np.GetUpgradeSettings().GetMaxSurge()))
 		p.MaxUnavailable = types.Int64Value(int64(np.GetUpgradeSettings().GetMaxUnavailable()))
+		p.BlueGreen = flattenBlueGreen(np)
 		p.ReservationAffinity = types.StringValue(reservationAffinity(np))
 		p.Reservation = types.StringNull()
 		if r := reservationOf(np); r != "" {

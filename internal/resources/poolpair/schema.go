@@ -54,7 +54,7 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		Computed:            true,
 		Default:             int64default.StaticInt64(1),
 		Validators:          []validator.Int64{int64validator.Between(0, 100)},
-		MarkdownDescription: "Surge upgrades of the on-demand pool: how many nodes GKE adds beyond the pool's size while it upgrades (gcloud's `--max-surge-upgrade`, default 1). Updated in place.",
+		MarkdownDescription: "Surge upgrades of the on-demand pool: how many nodes GKE adds beyond the pool's size while it upgrades (gcloud's `--max-surge-upgrade`, default 1). GKE keeps it beside `blue_green`, which it then does not use. Updated in place.",
 	}
 	onDemand["max_unavailable"] = schema.Int64Attribute{
 		Optional:            true,
@@ -63,6 +63,7 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		Validators:          []validator.Int64{int64validator.Between(0, 100)},
 		MarkdownDescription: "Surge upgrades of the on-demand pool: how many nodes may be unavailable at once while it upgrades (gcloud's `--max-unavailable-upgrade`, default 0). Updated in place.",
 	}
+	onDemand["blue_green"] = blueGreenAttribute()
 	onDemand["reservation_affinity"] = schema.StringAttribute{
 		Optional: true,
 		Computed: true,

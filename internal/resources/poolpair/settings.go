@@ -90,10 +90,15 @@ func validatePoolSettings(od poolModel, odOK bool, fx poolModel, fxOK bool, diag
 	}
 	// GKE's surge upgrade needs room to work in: at least one of the two above zero (GKE docs, node pool upgrade
 	// strategies, as Terraform's google provider and Google's Cluster Toolkit restate it). Unset, each is its default.
-	if odOK && !od.MaxSurge.IsUnknown() && !od.MaxUnavailable.IsUnknown() &&
+	if odOK && od.BlueGreen.IsNull() && !od.MaxSurge.IsUnknown() && !od.MaxUnavailable.IsUnknown() &&
 		od.MaxSurge.ValueInt64() == 0 && !od.MaxSurge.IsNull() && od.MaxUnavailable.ValueInt64() == 0 {
 		diags.AddAttributeError(path.Root("on_demand").AtName("max_surge"), "An upgrade that may neither add nor take away a node",
 			"on_demand.max_surge and on_demand.max_unavailable are both 0: a surge upgrade must add a node or take one away, so GKE needs at least one of them above 0. Set max_surge = 1 (the default) or max_unavailable = 1.")
+	}
+	if bg, ok := decodeBlueGreen(od.BlueGreen); odOK && ok && tfvalue.Known(bg.BatchPercentage) && bg.BatchPercentage.ValueFloat64() <= 0 {
+		diags.AddAttributeError(path.Root("on_demand").AtName("blue_green").AtName("batch_percentage"), "A batch of no nodes",
+			fmt.Sprintf("on_demand.blue_green.batch_percentage is %v: GKE takes a share above 0 and at most 1 (API reference, "+
+				"BlueGreenSettings.StandardRolloutPolicy), such as 0.25 for a quarter of the nodes per batch.", bg.BatchPercentage.ValueFloat64()))
 	}
 	if fxOK && tfvalue.Known(fx.MaxRunDuration) && runDurationRE.MatchString(fx.MaxRunDuration.ValueString()) {
 		if _, ok := parseRunDuration(fx.MaxRunDuration); !ok {

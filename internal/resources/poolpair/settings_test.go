@@ -82,6 +82,10 @@ func TestValidatePoolSettings(t *testing.T) {
 		{"no surge, unavailable left to its 0", poolModel{MaxSurge: types.Int64Value(0), MaxUnavailable: types.Int64Null()}, poolModel{}, "both 0"},
 		{"surge left to its 1, none unavailable", poolModel{MaxSurge: types.Int64Null(), MaxUnavailable: types.Int64Value(0)}, poolModel{}, ""},
 		{"surge not known yet", poolModel{MaxSurge: types.Int64Unknown(), MaxUnavailable: types.Int64Value(0)}, poolModel{}, ""},
+		{"no surge and none unavailable, blue-green", poolModel{MaxSurge: types.Int64Value(0), MaxUnavailable: types.Int64Value(0),
+			BlueGreen: blueGreenObject(types.StringNull(), types.StringNull(), types.Int64Null(), types.Float64Null())}, poolModel{}, ""},
+		{"blue-green, a batch of no nodes", poolModel{
+			BlueGreen: blueGreenObject(types.StringNull(), types.StringNull(), types.Int64Null(), types.Float64Value(0))}, poolModel{}, "above 0"},
 	} {
 		var diags diag.Diagnostics
 		validatePoolSettings(tc.od, true, tc.fx, true, &diags)

@@ -44,6 +44,9 @@ func (m *tpuPoolPairModel) validate(diags *diag.Diagnostics) {
 		return
 	}
 	validateSliceBounds(m, s, diags)
+	if s.MultiHost() {
+		validateBlueGreenSlice(m.OnDemand, s.Topology, s.NodesPerSlice, diags)
+	}
 	if !s.MultiHost() && mt.NeedsWorkloadPolicy && !m.PlacementPolicy.IsNull() {
 		diags.AddAttributeError(path.Root("placement_policy"), "Single-host "+mt.Accelerator+" slices take no placement policy",
 			fmt.Sprintf("GKE refuses a topology or workload policy on a single-host %s pool (%s is one node): leave placement_policy out.", mt.Name, s.Topology))
