@@ -2,9 +2,12 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -26,6 +29,7 @@ func main() {
 	flag.Parse()
 	quietLogsUnlessAsked()
 	gcForShortLife()
+	defer profileCPUIfAsked()()
 	var opts []tf6server.ServeOpt
 	if debug {
 		opts = append(opts, tf6server.WithManagedDebug())
@@ -66,5 +70,30 @@ func quietLogsUnlessAsked() {
 	}
 	for _, k := range []string{"TF_LOG_PROVIDER", "TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
 		_ = os.Setenv(k, "OFF")
+	}
+}
+
+// profileCPUIfAsked writes a CPU profile of this process to DWSFALLBACK_CPU_PROFILE_DIR/cpu-<pid>.pprof when that
+// variable is set: Terraform starts the provider itself, once per command, so a flag cannot reach it (bench/README.md
+// says how to read the profiles). The returned func stops the profile; Terraform waits for the process to exit after
+// it has asked it to stop, so the profile is complete.
+func profileCPUIfAsked() func() {
+	dir := os.Getenv("DWSFALLBACK_CPU_PROFILE_DIR")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("cpu-%d.pprof", os.Getpid())))
+	if err != nil {
+		log.Printf("[WARN] CPU profile: %v", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		log.Printf("[WARN] CPU profile: %v", err)
+		_ = f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
 	}
 }
