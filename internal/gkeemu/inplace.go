@@ -16,8 +16,12 @@ var updateHandled = []protoreflect.Name{
 	"project_id", "zone", "cluster_id", "node_pool_id", "name", "etag",
 	"node_version", "image_type", "locations", "upgrade_settings", "tags", "taints", "labels", "resource_labels",
 	"gcfs_config", "gvnic", "machine_type", "disk_type", "disk_size_gb", "queued_provisioning", "max_run_duration",
-	"flex_start",
+	"flex_start", "boot_disk",
 }
+
+// updateMerged are the fields whose update changes only the parts it names: gcloud's --enable-private-nodes sends
+// nodeNetworkConfig with that one flag, and the pool keeps its pod range.
+var updateMerged = []protoreflect.Name{"node_network_config"}
 
 // updateHomes names where a field of the request is kept when the pool's config and the pool have none of its name.
 var updateHomes = map[protoreflect.Name]protoreflect.Name{"node_network_config": "network_config"}
@@ -38,6 +42,10 @@ func inPlace(req *containerpb.UpdateNodePoolRequest, np *containerpb.NodePool) (
 		if to == nil {
 			missing = errorf(codes.Unimplemented, "The emulator does not implement updating %s of a node pool.", fd.JSONName())
 			return false
+		}
+		if slices.Contains(updateMerged, fd.Name()) {
+			changes = append(changes, func() { proto.Merge(home.Mutable(to).Message().Interface(), v.Message().Interface()) })
+			return true
 		}
 		changes = append(changes, func() { home.Set(to, cloneValue(home, to, v)) })
 		return true

@@ -24,7 +24,10 @@ func TestUpdateKeepsEveryInPlaceField(t *testing.T) {
 		// As gcloud sends --workload-metadata and --system-config-from-file's kubelet part.
 		{"workload metadata", `{"workloadMetadataConfig":{"mode":"GCE_METADATA"}}`, 200, ""},
 		{"kubelet config", `{"kubeletConfig":{"cpuManagerPolicy":"static"}}`, 200, ""},
-		{"network config, on the pool", `{"nodeNetworkConfig":{"enablePrivateNodes":true}}`, 200, ""},
+		{"network config, on the pool", `{"nodeNetworkConfig":{"podRange":"pods"}}`, 200, ""},
+		{"network config, merged", `{"nodeNetworkConfig":{"enablePrivateNodes":true}}`, 200, ""},
+		{"the boot disk by its newer field", `{"bootDisk":{"provisionedIops":"5000"}}`, 200, ""},
+		{"a boot disk the machine cannot take", `{"bootDisk":{"diskType":"pd-standard"}}`, 400, "INVALID_ARGUMENT"},
 		{"storage pools, a list", `{"storagePools":["projects/p/zones/us-east5-b/storagePools/sp"]}`, 200, ""},
 		{"a custom image", `{"image":"my-image","imageProject":"p"}`, 501, "UNIMPLEMENTED"},
 	} {
@@ -52,8 +55,13 @@ func TestUpdateKeepsEveryInPlaceField(t *testing.T) {
 			t.Errorf("config.%s (-want +got):\n%s", k, diff)
 		}
 	}
-	if got := got["networkConfig"].(map[string]any)["enablePrivateNodes"]; got != true {
-		t.Errorf("networkConfig.enablePrivateNodes = %v, want true", got)
+	network := got["networkConfig"].(map[string]any)
+	if network["enablePrivateNodes"] != true || network["podRange"] != "pods" {
+		t.Errorf("networkConfig = %v, want enablePrivateNodes true beside the pod range it had", network)
+	}
+	disk := config["bootDisk"].(map[string]any)
+	if disk["provisionedIops"] != "5000" || disk["diskType"] != config["diskType"] || disk["diskType"] == "pd-standard" {
+		t.Errorf("config.bootDisk = %v (config.diskType %v), want the pool's disk with 5000 IOPS", disk, config["diskType"])
 	}
 	if _, ok := config["image"]; ok {
 		t.Error("the refused update left its image")

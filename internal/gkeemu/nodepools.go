@@ -617,6 +617,19 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 		}
 		set(req.DiskSizeGb != 0, func() { cfg.DiskSizeGb = int32(req.DiskSizeGb); syncBootDisk(cfg) }) //nolint:gosec // GKE's sizes fit
 		set(req.DiskType != "", func() { cfg.DiskType = req.DiskType; syncBootDisk(cfg) })
+		if bd := req.BootDisk; bd != nil {
+			// The boot disk by its newer field: the same rules as diskType and diskSizeGb, kept in both places.
+			if e := validateBootDisk(machineType, cmp.Or(bd.DiskType, cfg.DiskType), int32(bd.SizeGb)); e != nil { //nolint:gosec // GKE's sizes fit
+				return nil, e
+			}
+			set(true, func() {
+				cfg.DiskType = cmp.Or(bd.DiskType, cfg.DiskType)
+				cfg.DiskSizeGb = cmp.Or(int32(bd.SizeGb), cfg.DiskSizeGb) //nolint:gosec // GKE's sizes fit
+				syncBootDisk(cfg)
+				cfg.BootDisk.ProvisionedIops = cmp.Or(bd.ProvisionedIops, cfg.BootDisk.ProvisionedIops)
+				cfg.BootDisk.ProvisionedThroughput = cmp.Or(bd.ProvisionedThroughput, cfg.BootDisk.ProvisionedThroughput)
+			})
+		}
 		set(req.Gvnic != nil, func() { cfg.Gvnic = req.Gvnic })
 		if req.NodeVersion != "" && req.NodeVersion != "-" {
 			v, e := resolveVersion(req.NodeVersion)
