@@ -62,7 +62,31 @@ func Live(np *containerpb.NodePool) *containerpb.NodePool {
 
 // PoolDiff names each field of have, as Live reads it, that differs from want.
 func PoolDiff(want, have *containerpb.NodePool) []string {
-	return Diff(want, Live(have), ZeroFields...)
+	return Diff(blueGreenShaped(want), blueGreenShaped(Live(have)), ZeroFields...)
+}
+
+// blueGreenShaped gives a blue-green pool's settings the messages Diff walks, so that a setting one side leaves out
+// is compared through ZeroFields: GKE replaces upgradeSettings whole, so a setting taken out of the configuration is
+// drift an update repairs. A pool on another strategy has no blue-green settings that count: GKE keeps the old ones
+// beside the surge strategy (gcloud's --enable-surge-upgrade leaves them), unused.
+func blueGreenShaped(np *containerpb.NodePool) *containerpb.NodePool {
+	u := np.GetUpgradeSettings()
+	blueGreen := u.GetStrategy() == containerpb.NodePoolUpdateStrategy_BLUE_GREEN
+	if u == nil || (!blueGreen && u.BlueGreenSettings == nil) || (blueGreen && u.GetBlueGreenSettings().GetRolloutPolicy() != nil) {
+		return np
+	}
+	np, _ = proto.Clone(np).(*containerpb.NodePool)
+	u = np.UpgradeSettings
+	if !blueGreen {
+		u.BlueGreenSettings = nil
+		return np
+	}
+	if u.BlueGreenSettings == nil {
+		u.BlueGreenSettings = &containerpb.BlueGreenSettings{}
+	}
+	u.BlueGreenSettings.RolloutPolicy = &containerpb.BlueGreenSettings_StandardRolloutPolicy_{
+		StandardRolloutPolicy: &containerpb.BlueGreenSettings_StandardRolloutPolicy{}}
+	return np
 }
 
 // gkeLabels are the resource labels GKE adds to node pools itself (GKE docs, creating-managing-labels, "Automatically
@@ -83,10 +107,12 @@ func WithoutGKELabels(np *containerpb.NodePool) map[string]string {
 // ZeroFields are the fields of a pool's request that mean something at zero: auto-repair or auto-upgrade off (the
 // DWS docs' GPU plan B turns auto-repair off), a minimum of 0 nodes, and no labels, tags or taints (so that one added
 // by hand to a pool made without any is drift), gVNIC off, and surge upgrades without surge or without unavailable
-// nodes.
+// nodes, and a blue-green setting left out (blueGreenShaped).
 var ZeroFields = []string{"management.autoRepair", "management.autoUpgrade", "autoscaling.minNodeCount", "autoscaling.totalMinNodeCount",
 	"config.labels", "config.resourceLabels", "config.tags", "config.taints", "config.gvnic.enabled",
-	"upgradeSettings.maxSurge", "upgradeSettings.maxUnavailable"}
+	"upgradeSettings.maxSurge", "upgradeSettings.maxUnavailable",
+	"upgradeSettings.blueGreenSettings.nodePoolSoakDuration", "upgradeSettings.blueGreenSettings.standardRolloutPolicy.batchSoakDuration",
+	"upgradeSettings.blueGreenSettings.standardRolloutPolicy.batchNodeCount", "upgradeSettings.blueGreenSettings.standardRolloutPolicy.batchPercentage"}
 
 // Pools names each field of a live pool that differs from what the last apply made of it, as
 // "NodePool/NAME .path" in GKE's field names, so that the plan says which of the two pools differs.

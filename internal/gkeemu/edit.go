@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Edit changes one field of a stored cluster or node pool, named by its path in GKE's JSON field names
@@ -64,10 +65,15 @@ func editMessage(m proto.Message, field string, value json.RawMessage) error {
 		}
 		at = next
 	}
-	if last := parts[len(parts)-1]; v == nil {
+	last := parts[len(parts)-1]
+	if v == nil {
 		delete(at, last)
 	} else {
 		at[last] = v
+		// A member of a oneof replaces the member that was set, as a writer through the API replaces it.
+		for _, other := range oneofSiblings(m.ProtoReflect().Descriptor(), parts) {
+			delete(at, other)
+		}
 	}
 	raw, err = json.Marshal(doc)
 	if err != nil {
@@ -80,4 +86,27 @@ func editMessage(m proto.Message, field string, value json.RawMessage) error {
 	proto.Reset(m)
 	proto.Merge(m, edited)
 	return nil
+}
+
+// oneofSiblings are the JSON names of the other members of the oneof that the field at path belongs to, if any.
+func oneofSiblings(md protoreflect.MessageDescriptor, path []string) []string {
+	for _, p := range path[:len(path)-1] {
+		fd := md.Fields().ByJSONName(p)
+		if fd == nil || fd.Message() == nil {
+			return nil
+		}
+		md = fd.Message()
+	}
+	fd := md.Fields().ByJSONName(path[len(path)-1])
+	if fd == nil || fd.ContainingOneof() == nil || fd.ContainingOneof().IsSynthetic() {
+		return nil
+	}
+	var out []string
+	fields := fd.ContainingOneof().Fields()
+	for i := range fields.Len() {
+		if f := fields.Get(i); f != fd {
+			out = append(out, f.JSONName())
+		}
+	}
+	return out
 }

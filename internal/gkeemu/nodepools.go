@@ -551,6 +551,10 @@ func checkBlueGreen(np *containerpb.NodePool, u *containerpb.NodePool_UpgradeSet
 	if b, ok := p.GetUpdateBatchSize().(*containerpb.BlueGreenSettings_StandardRolloutPolicy_BatchPercentage); ok && (b.BatchPercentage <= 0 || b.BatchPercentage > 1) {
 		return invalid("batchPercentage must be greater than 0 and at most 1; it is %v.", b.BatchPercentage)
 	}
+	// A slice placed by a workload policy (TPU7x) is not compactly placed; what GKE says of it is not on record.
+	if m, _ := catalog.Lookup(np.GetConfig().GetMachineType()); m.NeedsWorkloadPolicy {
+		return nil
+	}
 	if sl, e := slice(np); e == nil && sl.MultiHost() {
 		return invalid("Blue-green upgrades are not supported for node pool %s: compact placement (a multi-host TPU slice of %s) does not support them.",
 			np.GetName(), sl.Topology)

@@ -309,6 +309,9 @@ func TestEditOverHTTP(t *testing.T) {
 		{"autoscaling.maxNodeCount", `8`},
 		{"config.oauthScopes", `["x"]`},
 		{"queuedProvisioning", `null`},
+		{"upgradeSettings.blueGreenSettings.standardRolloutPolicy.batchNodeCount", `2`},
+		// The other member of the same oneof replaces it.
+		{"upgradeSettings.blueGreenSettings.standardRolloutPolicy.batchPercentage", `0.5`},
 	} {
 		if code := edit(pool, e.field, e.value); code != 204 {
 			t.Errorf("edit %s: %d, want 204", e.field, code)
@@ -319,6 +322,9 @@ func TestEditOverHTTP(t *testing.T) {
 	if cfg["machineType"] != "ct6e-standard-8t" || got["autoscaling"].(map[string]any)["maxNodeCount"] != float64(8) ||
 		fmt.Sprint(cfg["oauthScopes"]) != "[x]" || got["queuedProvisioning"] != nil || got["status"] != "RUNNING" {
 		t.Errorf("edited pool = %v", got)
+	}
+	if policy := got["upgradeSettings"].(map[string]any)["blueGreenSettings"].(map[string]any)["standardRolloutPolicy"]; fmt.Sprint(policy) != "map[batchPercentage:0.5]" {
+		t.Errorf("edited rollout policy = %v, want the batch share alone", policy)
 	}
 	if code := edit("projects/p/locations/us-east5-b/clusters/c", "description", `"by hand"`); code != 204 {
 		t.Errorf("edit cluster: %d", code)

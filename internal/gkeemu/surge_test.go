@@ -51,6 +51,8 @@ func TestCheckBlueGreen(t *testing.T) {
 		{"blue-green, GPUs", gpu, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen}, true},
 		{"blue-green, a single-host slice", singleHost, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen}, true},
 		{"blue-green, a multi-host slice", multiHost, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen}, false},
+		{"blue-green, a TPU7x slice placed by a workload policy", &containerpb.NodePool{Name: "tpu7x", Config: &containerpb.NodeConfig{MachineType: "tpu7x-standard-4t"},
+			PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "2x2x2", PolicyName: "wp"}}, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen}, true},
 		{"a quarter per batch", gpu, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen, BlueGreenSettings: share(0.25)}, true},
 		{"all per batch", gpu, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen, BlueGreenSettings: share(1)}, true},
 		{"none per batch", gpu, &containerpb.NodePool_UpgradeSettings{Strategy: blueGreen, BlueGreenSettings: share(0)}, false},

@@ -11,7 +11,8 @@ import (
 )
 
 // TestAccGPUPoolPair_blueGreen: a GPU pair whose plan A gcloud made with blue-green upgrades imports with an empty plan;
-// the rollout changes, and the strategy goes back to surge, in place; a multi-host TPU slice is refused at plan time.
+// the rollout changes, a setting is taken out, and the strategy goes back to surge, all in place; a multi-host TPU slice
+// is refused at plan time.
 func TestAccGPUPoolPair_blueGreen(t *testing.T) {
 	t.Parallel() // GKE only, on a cluster of its own
 	ref := createTestCluster(t, "gpu-blue-green")
@@ -31,10 +32,16 @@ func TestAccGPUPoolPair_blueGreen(t *testing.T) {
 				ImportStateId: ref.String() + "/nodePools/od,dws", ImportStatePersist: true},
 			{Config: imported, PlanOnly: true},
 			{
-				Config: config(`, blue_green = { batch_percentage = 0.5 }`),
+				Config: config(`, blue_green = { batch_percentage = 0.5, node_pool_soak_duration = "600s" }`),
 				Check: resource.ComposeTestCheckFunc(deletedPools(ref, 0),
 					checkPool(t, ref, "od", "upgradeSettings.strategy", "BLUE_GREEN"),
 					checkPool(t, ref, "od", "upgradeSettings.blueGreenSettings.standardRolloutPolicy.batchPercentage", "0.5"),
+					checkPool(t, ref, "od", "upgradeSettings.blueGreenSettings.standardRolloutPolicy.batchSoakDuration", "")),
+			},
+			// A setting taken out, and nothing else changed: the update must still send it away.
+			{
+				Config: config(`, blue_green = { batch_percentage = 0.5 }`),
+				Check: resource.ComposeTestCheckFunc(deletedPools(ref, 0),
 					checkPool(t, ref, "od", "upgradeSettings.blueGreenSettings.nodePoolSoakDuration", "")),
 			},
 			{Config: config(`, blue_green = { batch_percentage = 0.5 }`), PlanOnly: true},

@@ -139,6 +139,11 @@ func otherValue(t *testing.T, np proto.Message, field string) (json.RawMessage, 
 		out, what = v.String()+"-drift", "another string"
 	case fd.Kind() == protoreflect.Int32Kind || fd.Kind() == protoreflect.Int64Kind:
 		out, what = v.Int()+1, "another number"
+	case fd.Kind() == protoreflect.FloatKind || fd.Kind() == protoreflect.DoubleKind:
+		out, what = 0.5, "another share"
+		if v.Float() == 0.5 {
+			out = 0.25
+		}
 	default:
 		t.Fatalf("%s: no change known for a %v", field, fd.Kind())
 	}

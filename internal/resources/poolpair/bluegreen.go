@@ -42,8 +42,9 @@ func blueGreenAttribute() schema.SingleNestedAttribute {
 		Optional: true,
 		MarkdownDescription: "Blue-green upgrades of the on-demand pool instead of surge upgrades (gcloud's `--enable-blue-green-upgrade`): GKE makes new (green) nodes, " +
 			"drains the old (blue) ones in batches, and keeps them for a soak time to roll back to. `blue_green = {}` takes GKE's own batch and soak settings. " +
-			"Left out, upgrades are surge upgrades (`max_surge`, `max_unavailable`). Not for multi-host TPU slices: GKE places them compactly, and compact " +
-			"placement does not support blue-green upgrades (Google's Cluster Toolkit, gke-node-pool module). Set, changed or taken out in place.",
+			"Left out, upgrades are surge upgrades (`max_surge`, `max_unavailable`). Not for multi-host v5e, v5p or v6e slices: GKE places them compactly, and compact " +
+			"placement does not support blue-green upgrades (Google's Cluster Toolkit, gke-node-pool module); a TPU7x slice, placed by a workload policy, is left to GKE. " +
+			"`batch_percentage` is kept by GKE as a 32-bit float: at most 7 significant digits. Set, changed or taken out in place.",
 		Attributes: map[string]schema.Attribute{
 			"node_pool_soak_duration": schema.StringAttribute{
 				Optional:            true,
@@ -146,12 +147,19 @@ func flattenBlueGreen(np *containerpb.NodePool) types.Object {
 	case *containerpb.BlueGreenSettings_StandardRolloutPolicy_BatchNodeCount:
 		vals["batch_node_count"] = types.Int64Value(int64(b.BatchNodeCount))
 	case *containerpb.BlueGreenSettings_StandardRolloutPolicy_BatchPercentage:
-		// float32 on the wire: read back through its shortest decimal, so that 0.3 stays 0.3.
-		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(b.BatchPercentage), 'g', -1, 32), 64)
-		vals["batch_percentage"] = types.Float64Value(f)
+		vals["batch_percentage"] = types.Float64Value(float32Decimal(b.BatchPercentage))
 	}
 	return types.ObjectValueMust(blueGreenTypes, vals)
 }
+
+// float32Decimal reads a float32 through its shortest decimal, so that 0.3 stays 0.3.
+func float32Decimal(f float32) float64 {
+	d, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'g', -1, 32), 64)
+	return d
+}
+
+// asGKEKeepsShare is a batch share as it reads back after GKE kept it (a float32).
+func asGKEKeepsShare(share float64) float64 { return float32Decimal(float32(share)) }
 
 func durationOf(v types.String) *durationpb.Duration {
 	if !tfvalue.Known(v) {

@@ -95,10 +95,19 @@ func validatePoolSettings(od poolModel, odOK bool, fx poolModel, fxOK bool, diag
 		diags.AddAttributeError(path.Root("on_demand").AtName("max_surge"), "An upgrade that may neither add nor take away a node",
 			"on_demand.max_surge and on_demand.max_unavailable are both 0: a surge upgrade must add a node or take one away, so GKE needs at least one of them above 0. Set max_surge = 1 (the default) or max_unavailable = 1.")
 	}
-	if bg, ok := decodeBlueGreen(od.BlueGreen); odOK && ok && tfvalue.Known(bg.BatchPercentage) && bg.BatchPercentage.ValueFloat64() <= 0 {
-		diags.AddAttributeError(path.Root("on_demand").AtName("blue_green").AtName("batch_percentage"), "A batch of no nodes",
-			fmt.Sprintf("on_demand.blue_green.batch_percentage is %v: GKE takes a share above 0 and at most 1 (API reference, "+
-				"BlueGreenSettings.StandardRolloutPolicy), such as 0.25 for a quarter of the nodes per batch.", bg.BatchPercentage.ValueFloat64()))
+	if bg, ok := decodeBlueGreen(od.BlueGreen); odOK && ok && tfvalue.Known(bg.BatchPercentage) {
+		share, at := bg.BatchPercentage.ValueFloat64(), path.Root("on_demand").AtName("blue_green").AtName("batch_percentage")
+		switch {
+		case share <= 0:
+			diags.AddAttributeError(at, "A batch of no nodes",
+				fmt.Sprintf("on_demand.blue_green.batch_percentage is %v: GKE takes a share above 0 and at most 1 (API reference, "+
+					"BlueGreenSettings.StandardRolloutPolicy), such as 0.25 for a quarter of the nodes per batch.", share))
+		case asGKEKeepsShare(share) != share:
+			// Read back, the share would differ from the configuration, and the apply would fail as inconsistent.
+			diags.AddAttributeError(at, "A batch share GKE cannot keep as written",
+				fmt.Sprintf("on_demand.blue_green.batch_percentage is %v, but GKE keeps the share as a 32-bit float, which reads back as %v. "+
+					"Write it with at most 7 significant digits, such as %v.", share, asGKEKeepsShare(share), asGKEKeepsShare(share)))
+		}
 	}
 	if fxOK && tfvalue.Known(fx.MaxRunDuration) && runDurationRE.MatchString(fx.MaxRunDuration.ValueString()) {
 		if _, ok := parseRunDuration(fx.MaxRunDuration); !ok {

@@ -84,6 +84,10 @@ func TestValidatePoolSettings(t *testing.T) {
 		{"surge not known yet", poolModel{MaxSurge: types.Int64Unknown(), MaxUnavailable: types.Int64Value(0)}, poolModel{}, ""},
 		{"no surge and none unavailable, blue-green", poolModel{MaxSurge: types.Int64Value(0), MaxUnavailable: types.Int64Value(0),
 			BlueGreen: blueGreenObject(types.StringNull(), types.StringNull(), types.Int64Null(), types.Float64Null())}, poolModel{}, ""},
+		{"blue-green, a share float32 keeps", poolModel{
+			BlueGreen: blueGreenObject(types.StringNull(), types.StringNull(), types.Int64Null(), types.Float64Value(0.3333333))}, poolModel{}, ""},
+		{"blue-green, a share float32 cannot keep", poolModel{
+			BlueGreen: blueGreenObject(types.StringNull(), types.StringNull(), types.Int64Null(), types.Float64Value(1.0/3))}, poolModel{}, "reads back as 0.33333334"},
 		{"blue-green, a batch of no nodes", poolModel{
 			BlueGreen: blueGreenObject(types.StringNull(), types.StringNull(), types.Int64Null(), types.Float64Value(0))}, poolModel{}, "above 0"},
 	} {

@@ -44,7 +44,8 @@ func (m *tpuPoolPairModel) validate(diags *diag.Diagnostics) {
 		return
 	}
 	validateSliceBounds(m, s, diags)
-	if s.MultiHost() {
+	if s.MultiHost() && !mt.NeedsWorkloadPolicy {
+		// A slice placed by a workload policy (TPU7x) is not compactly placed; what GKE says of it is not on record.
 		validateBlueGreenSlice(m.OnDemand, s.Topology, s.NodesPerSlice, diags)
 	}
 	if !s.MultiHost() && mt.NeedsWorkloadPolicy && !m.PlacementPolicy.IsNull() {
