@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -26,6 +27,8 @@ import (
 type planShortcut struct {
 	schema      schema.Schema
 	newResource func() resource.Resource
+	// identity is the resource's identity schema, or nil.
+	identity *identityschema.Schema
 	// defaults maps a schema path (attribute names joined by ".", "*" for an element) to its Default's value.
 	defaults map[string]tftypes.Value
 	// unsupported says why the type is never short-cut (a plan modifier or default the shortcut cannot account for).
@@ -40,6 +43,11 @@ func newPlanShortcut(ctx context.Context, newResource func() resource.Resource) 
 	var sr resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &sr)
 	ps := &planShortcut{schema: sr.Schema, newResource: newResource, defaults: map[string]tftypes.Value{}}
+	if ri, ok := r.(resource.ResourceWithIdentity); ok {
+		var ir resource.IdentitySchemaResponse
+		ri.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &ir)
+		ps.identity = &ir.IdentitySchema
+	}
 	if sr.Diagnostics.HasError() {
 		ps.unsupported = "schema error"
 		return ps, md.TypeName
@@ -303,6 +311,15 @@ func (ps *planShortcut) unchanged(ctx context.Context, data any, req *tfprotov6.
 		State:  tfsdk.State{Schema: ps.schema, Raw: prior},
 	}
 	mresp := resource.ModifyPlanResponse{Plan: plan, RequiresReplace: path.Paths{}}
+	// The framework plans the prior identity unless ModifyPlan sets another: one that sets any is not short-cut.
+	var untouched tftypes.Value
+	if ps.identity != nil {
+		untouched = tftypes.NewValue(ps.identity.Type().TerraformType(ctx), nil)
+		mresp.Identity = &tfsdk.ResourceIdentity{Schema: *ps.identity, Raw: untouched}
+	}
 	mp.ModifyPlan(ctx, mreq, &mresp)
+	if mresp.Identity != nil && !mresp.Identity.Raw.Equal(untouched) {
+		return false
+	}
 	return len(mresp.Diagnostics) == 0 && len(mresp.RequiresReplace) == 0 && mresp.Deferred == nil && mresp.Plan.Raw.Equal(prior)
 }

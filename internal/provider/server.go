@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
 
 // NewServer is the provider's protocol server: the framework's, with the fast path for the calls a plan of many
@@ -58,6 +60,7 @@ type server struct {
 
 	typesOnce sync.Once
 	types     map[string]tftypes.Type
+	idTypes   map[string]tftypes.Type
 	versions  map[string]int64
 	plans     map[string]*planShortcut
 	validates map[string]*validateShortcut
@@ -80,8 +83,11 @@ type planShortcutter interface {
 // changes only scalar attributes: ReadScalars refreshes them on the state's value (tfvalue.FillScalars and
 // tfvalue.SetScalars do the decoding), and says whether any changed. ok false hands the call to the framework's Read (an error, a gone object
 // or cluster, private state it does not know).
+//
+// IdentityData is the identity of the object with this id, as the resource's Read sets it.
 type scalarReader interface {
 	ReadScalars(ctx context.Context, providerData any, state tftypes.Value, private []byte) (updated tftypes.Value, changed, ok bool)
+	IdentityData(id string) (*tfprotov6.ResourceIdentityData, error)
 }
 
 // ValidateResourceConfig validates as the framework does, in one walk of the configuration (validateShortcut):
@@ -98,7 +104,8 @@ func (s *server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Vali
 
 func (s *server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if s.unchanged(ctx, req) {
-		return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, PlannedPrivate: req.PriorPrivate}, nil
+		// The framework plans the prior identity too: the shortcut takes no plan whose ModifyPlan sets another.
+		return &tfprotov6.PlanResourceChangeResponse{PlannedState: req.ProposedNewState, PlannedPrivate: req.PriorPrivate, PlannedIdentity: req.PriorIdentity}, nil
 	}
 	return s.ProviderServer.PlanResourceChange(ctx, req)
 }
@@ -126,18 +133,48 @@ func (s *server) readScalars(ctx context.Context, req *tfprotov6.ReadResourceReq
 	if err != nil {
 		return nil
 	}
+	// Read sets the identity from the state's id whatever Terraform sent (Terraform before 1.12 sends none).
+	id := tfvalue.RootString(val, "id")
+	if id.IsNull() || id.IsUnknown() {
+		return nil
+	}
+	identity, err := r.IdentityData(id.ValueString())
+	if err != nil || !s.sameIdentity(req.TypeName, req.CurrentIdentity, identity) {
+		return nil // the framework words the error
+	}
 	updated, changed, ok := r.ReadScalars(ctx, data, val, req.Private)
 	if !ok {
 		return nil
 	}
 	if !changed {
-		return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}
+		return &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private, NewIdentity: identity}
 	}
 	dv, err := tfprotov6.NewDynamicValue(typ, updated)
 	if err != nil {
 		return nil
 	}
-	return &tfprotov6.ReadResourceResponse{NewState: &dv, Private: req.Private}
+	return &tfprotov6.ReadResourceResponse{NewState: &dv, Private: req.Private, NewIdentity: identity}
+}
+
+// sameIdentity reports whether the identity Terraform holds is none, or the one Read would set: another one is an
+// error that the framework's Read reports.
+func (s *server) sameIdentity(typeName string, held, read *tfprotov6.ResourceIdentityData) bool {
+	if held == nil || held.IdentityData == nil {
+		return true
+	}
+	typ := s.idTypes[typeName]
+	if typ == nil {
+		return false
+	}
+	h, err := held.IdentityData.Unmarshal(typ)
+	if err != nil {
+		return false
+	}
+	if h.IsNull() {
+		return true
+	}
+	r, err := read.IdentityData.Unmarshal(typ)
+	return err == nil && h.Equal(r)
 }
 
 // UpgradeResourceState answers a state of the current schema version as the framework does, without building its
@@ -189,6 +226,12 @@ func (s *server) valueType(ctx context.Context, typeName string) tftypes.Type {
 		}
 		for name, sch := range resp.ResourceSchemas {
 			s.types[name], s.versions[name] = sch.ValueType(), sch.Version
+		}
+		s.idTypes = map[string]tftypes.Type{}
+		if ir, err := s.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{}); err == nil && ir != nil {
+			for name, sch := range ir.IdentitySchemas {
+				s.idTypes[name] = sch.ValueType()
+			}
 		}
 		s.plans, s.validates, s.readers = map[string]*planShortcut{}, map[string]*validateShortcut{}, map[string]scalarReader{}
 		for _, f := range s.resources(ctx) {

@@ -14,6 +14,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/identity"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -21,6 +22,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure   = (*clusterResource)(nil)
 	_ resource.ResourceWithImportState = (*clusterResource)(nil)
+	_ resource.ResourceWithIdentity    = (*clusterResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*clusterResource)(nil)
 )
 
@@ -38,8 +40,15 @@ type clusterResource struct {
 	clients clusterscope.Clients
 }
 
+// clusterIdentity names the object by the attributes of its id (identity.Spec).
+var clusterIdentity = identity.New("projects/{project}/locations/{location}/clusters/{name}", "")
+
 func (r *clusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_cluster"
+}
+
+func (r *clusterResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = clusterIdentity.Schema()
 }
 
 func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -47,6 +56,7 @@ func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureReq
 }
 
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer clusterIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan clusterModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -101,6 +111,8 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 }
 
 func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// Set first: a Read that finds the object gone must still name it.
+	clusterIdentity.FromState(&req.State, resp.Identity, &resp.Diagnostics)
 	var st clusterModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
 	if resp.Diagnostics.HasError() {
@@ -132,6 +144,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer clusterIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan, prior clusterModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -243,9 +256,15 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 }
 
 func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ref, err := clusterscope.Parse(req.ID)
-	if err != nil || ref.Project == "" || strings.Contains(req.ID, "/nodePools/") {
-		resp.Diagnostics.AddError("importing GKE cluster", fmt.Sprintf("id %q must be projects/PROJECT/locations/LOCATION/clusters/NAME", req.ID))
+	importID, diags := clusterIdentity.ImportID(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	defer clusterIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
+	ref, err := clusterscope.Parse(importID)
+	if err != nil || ref.Project == "" || strings.Contains(importID, "/nodePools/") {
+		resp.Diagnostics.AddError("importing GKE cluster", fmt.Sprintf("id %q must be projects/PROJECT/locations/LOCATION/clusters/NAME", importID))
 		return
 	}
 	st := clusterModel{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeclass"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/identity"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
@@ -19,6 +20,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure      = (*computeClassResource)(nil)
 	_ resource.ResourceWithImportState    = (*computeClassResource)(nil)
+	_ resource.ResourceWithIdentity       = (*computeClassResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*computeClassResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*computeClassResource)(nil)
 )
@@ -33,8 +35,15 @@ type computeClassResource struct {
 	clients clusterscope.Clients
 }
 
+// computeClassIdentity names the object by the attributes of its id (identity.Spec).
+var computeClassIdentity = identity.New("projects/{project}/locations/{location}/clusters/{cluster}/computeClasses/{name}", "{name}")
+
 func (r *computeClassResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_compute_class"
+}
+
+func (r *computeClassResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = computeClassIdentity.Schema()
 }
 
 func (r *computeClassResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -42,6 +51,7 @@ func (r *computeClassResource) Configure(_ context.Context, req resource.Configu
 }
 
 func (r *computeClassResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer computeClassIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan computeClassModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -57,6 +67,8 @@ func (r *computeClassResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 func (r *computeClassResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// Set first: a Read that finds the object gone must still name it.
+	computeClassIdentity.FromState(&req.State, resp.Identity, &resp.Diagnostics)
 	var st computeClassModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
 	if resp.Diagnostics.HasError() {
@@ -87,6 +99,7 @@ func (r *computeClassResource) Read(ctx context.Context, req resource.ReadReques
 }
 
 func (r *computeClassResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer computeClassIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan computeClassModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -121,15 +134,21 @@ func (r *computeClassResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 func (r *computeClassResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importID, diags := computeClassIdentity.ImportID(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	defer computeClassIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	st := computeClassModel{Timeouts: tfvalue.TimeoutsNull(), Description: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
-	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(req.ID, "/computeClasses/", "NAME", r.clients)
+	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(importID, "/computeClasses/", "NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing ComputeClass", err.Error())
 		return
 	}
-	st.ID, st.Name = types.StringValue(req.ID), types.StringValue(name)
+	st.ID, st.Name = types.StringValue(importID), types.StringValue(name)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 

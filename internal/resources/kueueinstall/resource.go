@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/identity"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
@@ -26,6 +27,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure   = (*kueueInstallResource)(nil)
 	_ resource.ResourceWithImportState = (*kueueInstallResource)(nil)
+	_ resource.ResourceWithIdentity    = (*kueueInstallResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*kueueInstallResource)(nil)
 )
 
@@ -41,8 +43,15 @@ type kueueInstallResource struct {
 	clients clusterscope.Clients
 }
 
+// kueueInstallIdentity names the object by the attributes of its id (identity.Spec).
+var kueueInstallIdentity = identity.New("projects/{project}/locations/{location}/clusters/{cluster}/helmReleases/{namespace}/{release_name}", "{namespace}/{release_name}")
+
 func (r *kueueInstallResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_kueue_install"
+}
+
+func (r *kueueInstallResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = kueueInstallIdentity.Schema()
 }
 
 func (r *kueueInstallResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -50,10 +59,12 @@ func (r *kueueInstallResource) Configure(_ context.Context, req resource.Configu
 }
 
 func (r *kueueInstallResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer kueueInstallIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	r.apply(ctx, req.Plan.Get, &resp.State, resp.Private, &resp.Diagnostics, true)
 }
 
 func (r *kueueInstallResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer kueueInstallIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	r.apply(ctx, req.Plan.Get, &resp.State, resp.Private, &resp.Diagnostics, false)
 }
 
@@ -122,6 +133,8 @@ func (r *kueueInstallResource) apply(ctx context.Context, get func(context.Conte
 }
 
 func (r *kueueInstallResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// Set first: a Read that finds the object gone must still name it.
+	kueueInstallIdentity.FromState(&req.State, resp.Identity, &resp.Diagnostics)
 	var st kueueInstallModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
 	if resp.Diagnostics.HasError() {
@@ -205,10 +218,16 @@ func (r *kueueInstallResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 func (r *kueueInstallResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importID, diags := kueueInstallIdentity.ImportID(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	defer kueueInstallIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	st := kueueInstallModel{Timeouts: tfvalue.TimeoutsNull(), Wait: types.BoolValue(true), Chart: types.StringValue(defaultKueueChart),
 		Values: types.StringNull(), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull(),
 		FeatureGates: types.MapNull(types.BoolType), Drift: types.ListNull(types.StringType)}
-	id := req.ID
+	id := importID
 	var rest string
 	var err error
 	st.Cluster, st.Project, st.Location, rest, err = clusterscope.Import(id, "/helmReleases/", "NAMESPACE/NAME", r.clients)

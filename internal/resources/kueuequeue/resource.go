@@ -14,6 +14,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/identity"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kueueuse"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
@@ -23,6 +24,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure      = (*kueueQueueResource)(nil)
 	_ resource.ResourceWithImportState    = (*kueueQueueResource)(nil)
+	_ resource.ResourceWithIdentity       = (*kueueQueueResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*kueueQueueResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*kueueQueueResource)(nil)
 )
@@ -43,8 +45,15 @@ type kueueQueueResource struct {
 // ShortcutPlans opts the resource into the provider server's unchanged-plan shortcut: every configuration has it.
 func (r *kueueQueueResource) ShortcutPlans() {}
 
+// kueueQueueIdentity names the object by the attributes of its id (identity.Spec).
+var kueueQueueIdentity = identity.New("projects/{project}/locations/{location}/clusters/{cluster}/clusterQueues/{name}", "{name}")
+
 func (r *kueueQueueResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_kueue_queue"
+}
+
+func (r *kueueQueueResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = kueueQueueIdentity.Schema()
 }
 
 func (r *kueueQueueResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -52,6 +61,7 @@ func (r *kueueQueueResource) Configure(_ context.Context, req resource.Configure
 }
 
 func (r *kueueQueueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer kueueQueueIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan kueueQueueModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -85,6 +95,8 @@ func (r *kueueQueueResource) Create(ctx context.Context, req resource.CreateRequ
 }
 
 func (r *kueueQueueResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// Set first: a Read that finds the object gone must still name it.
+	kueueQueueIdentity.FromState(&req.State, resp.Identity, &resp.Diagnostics)
 	var st kueueQueueModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
 	if resp.Diagnostics.HasError() {
@@ -144,6 +156,7 @@ func (r *kueueQueueResource) Read(ctx context.Context, req resource.ReadRequest,
 }
 
 func (r *kueueQueueResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer kueueQueueIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan, prior kueueQueueModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
@@ -263,16 +276,22 @@ func (r *kueueQueueResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func (r *kueueQueueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importID, diags := kueueQueueIdentity.ImportID(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	defer kueueQueueIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	st := kueueQueueModel{Timeouts: tfvalue.TimeoutsNull(), ForceConflicts: types.BoolValue(true), NamespaceSelector: types.MapNull(types.StringType), Cohort: types.StringNull(), AdmissionChecks: types.ListNull(types.StringType),
 		StopPolicy: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
-	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(req.ID, "/clusterQueues/", "NAME", r.clients)
+	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(importID, "/clusterQueues/", "NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing Kueue queue", err.Error())
 		return
 	}
-	st.ID, st.Name = types.StringValue(req.ID), types.StringValue(name)
+	st.ID, st.Name = types.StringValue(importID), types.StringValue(name)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDiscover, []byte(`true`))...)
 }

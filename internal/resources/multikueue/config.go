@@ -15,6 +15,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/identity"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	mk "github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
@@ -24,6 +25,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure   = (*multiKueueConfigResource)(nil)
 	_ resource.ResourceWithImportState = (*multiKueueConfigResource)(nil)
+	_ resource.ResourceWithIdentity    = (*multiKueueConfigResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*multiKueueConfigResource)(nil)
 )
 
@@ -51,8 +53,15 @@ type multiKueueConfigModel struct {
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
 
+// multiKueueConfigIdentity names the object by the attributes of its id (identity.Spec).
+var multiKueueConfigIdentity = identity.New("projects/{project}/locations/{location}/clusters/{cluster}/multiKueueConfigs/{name}", "{name}")
+
 func (r *multiKueueConfigResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_multikueue_config"
+}
+
+func (r *multiKueueConfigResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = multiKueueConfigIdentity.Schema()
 }
 
 func (r *multiKueueConfigResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -60,6 +69,7 @@ func (r *multiKueueConfigResource) Configure(_ context.Context, req resource.Con
 }
 
 func (r *multiKueueConfigResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer multiKueueConfigIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan multiKueueConfigModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -73,6 +83,8 @@ func (r *multiKueueConfigResource) Create(ctx context.Context, req resource.Crea
 }
 
 func (r *multiKueueConfigResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// Set first: a Read that finds the object gone must still name it.
+	multiKueueConfigIdentity.FromState(&req.State, resp.Identity, &resp.Diagnostics)
 	var st multiKueueConfigModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
 	if resp.Diagnostics.HasError() {
@@ -165,6 +177,7 @@ func lostCheck(ctx context.Context, p tfvalue.PrivateGetter) string {
 }
 
 func (r *multiKueueConfigResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer multiKueueConfigIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan multiKueueConfigModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -215,16 +228,22 @@ func (r *multiKueueConfigResource) Delete(ctx context.Context, req resource.Dele
 }
 
 func (r *multiKueueConfigResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importID, diags := multiKueueConfigIdentity.ImportID(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	defer multiKueueConfigIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	st := multiKueueConfigModel{Timeouts: tfvalue.TimeoutsNull(), Workers: types.ListNull(types.StringType), AdmissionCheck: types.StringNull(),
 		Active: types.BoolNull(), ActiveReason: types.StringNull(), ActiveMessage: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
-	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(req.ID, "/multiKueueConfigs/", "NAME", r.clients)
+	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(importID, "/multiKueueConfigs/", "NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing MultiKueueConfig", err.Error())
 		return
 	}
-	st.ID, st.Name = types.StringValue(req.ID), types.StringValue(name)
+	st.ID, st.Name = types.StringValue(importID), types.StringValue(name)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 

@@ -16,6 +16,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/identity"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	mk "github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
@@ -25,6 +26,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure      = (*multiKueueWorkerResource)(nil)
 	_ resource.ResourceWithImportState    = (*multiKueueWorkerResource)(nil)
+	_ resource.ResourceWithIdentity       = (*multiKueueWorkerResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*multiKueueWorkerResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*multiKueueWorkerResource)(nil)
 )
@@ -39,8 +41,15 @@ type multiKueueWorkerResource struct {
 	clients clusterscope.Clients
 }
 
+// multiKueueWorkerIdentity names the object by the attributes of its id (identity.Spec).
+var multiKueueWorkerIdentity = identity.New("projects/{project}/locations/{location}/clusters/{cluster}/multiKueueClusters/{name}", "{name}")
+
 func (r *multiKueueWorkerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_multikueue_worker"
+}
+
+func (r *multiKueueWorkerResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = multiKueueWorkerIdentity.Schema()
 }
 
 func (r *multiKueueWorkerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -48,6 +57,7 @@ func (r *multiKueueWorkerResource) Configure(_ context.Context, req resource.Con
 }
 
 func (r *multiKueueWorkerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer multiKueueWorkerIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan multiKueueWorkerModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	var given types.String
@@ -74,6 +84,8 @@ func (r *multiKueueWorkerResource) Create(ctx context.Context, req resource.Crea
 }
 
 func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// Set first: a Read that finds the object gone must still name it.
+	multiKueueWorkerIdentity.FromState(&req.State, resp.Identity, &resp.Diagnostics)
 	var st multiKueueWorkerModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
 	if resp.Diagnostics.HasError() {
@@ -130,6 +142,7 @@ func (r *multiKueueWorkerResource) Read(ctx context.Context, req resource.ReadRe
 }
 
 func (r *multiKueueWorkerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer multiKueueWorkerIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan, st multiKueueWorkerModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
@@ -306,16 +319,22 @@ func (r *multiKueueWorkerResource) Delete(ctx context.Context, req resource.Dele
 }
 
 func (r *multiKueueWorkerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importID, diags := multiKueueWorkerIdentity.ImportID(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	defer multiKueueWorkerIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	st := multiKueueWorkerModel{Timeouts: tfvalue.TimeoutsNull(), KubeconfigWO: types.StringNull(), KubeconfigWOVersion: types.Int64Null(),
 		ServiceAccount: types.StringValue("multikueue-sa"), WorkerCluster: types.StringNull(), Drift: types.ListNull(types.StringType)}
 	var name string
 	var err error
-	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(req.ID, "/multiKueueClusters/", "NAME", r.clients)
+	st.Cluster, st.Project, st.Location, name, err = clusterscope.Import(importID, "/multiKueueClusters/", "NAME", r.clients)
 	if err != nil {
 		resp.Diagnostics.AddError("importing MultiKueueCluster", err.Error())
 		return
 	}
-	st.ID, st.Name = types.StringValue(req.ID), types.StringValue(name)
+	st.ID, st.Name = types.StringValue(importID), types.StringValue(name)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 

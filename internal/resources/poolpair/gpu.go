@@ -11,6 +11,7 @@ type gpuPoolPairResource = poolPairResource[gpuPoolPairModel, *gpuPoolPairModel]
 var (
 	_ resource.ResourceWithConfigure      = (*gpuPoolPairResource)(nil)
 	_ resource.ResourceWithImportState    = (*gpuPoolPairResource)(nil)
+	_ resource.ResourceWithIdentity       = (*gpuPoolPairResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*gpuPoolPairResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*gpuPoolPairResource)(nil)
 )

@@ -19,6 +19,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/identity"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -51,8 +52,17 @@ type pairKind struct {
 // ShortcutPlans opts the resource into the provider server's unchanged-plan shortcut: every configuration has it.
 func (r *poolPairResource[M, P]) ShortcutPlans() {}
 
+// poolPairIdentity names the object by the attributes of its id (identity.Spec).
+var poolPairIdentity = identity.New("projects/{project}/locations/{location}/clusters/{cluster}/nodePools/{on_demand_pool},{flex_start_pool}", "")
+
 func (r *poolPairResource[M, P]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_" + r.kind.name
+	// The pair's identity names its two pools, and an apply that replaces one pool under a new name keeps the pair.
+	resp.ResourceBehavior.MutableIdentity = true
+}
+
+func (r *poolPairResource[M, P]) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = poolPairIdentity.Schema()
 }
 
 func (r *poolPairResource[M, P]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -60,6 +70,7 @@ func (r *poolPairResource[M, P]) Configure(_ context.Context, req resource.Confi
 }
 
 func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer poolPairIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan M
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -108,6 +119,8 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 }
 
 func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// Set first: a Read that finds the object gone must still name it.
+	poolPairIdentity.FromState(&req.State, resp.Identity, &resp.Diagnostics)
 	var st M
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
 	if resp.Diagnostics.HasError() {
@@ -178,6 +191,7 @@ func recordPoolBaselines(ctx context.Context, p tfvalue.PrivateState, m pairMode
 }
 
 func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer poolPairIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var planM, priorM M
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &planM)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &priorM)...)
@@ -329,7 +343,13 @@ func (r *poolPairResource[M, P]) Delete(ctx context.Context, req resource.Delete
 }
 
 func (r *poolPairResource[M, P]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ref, onDemand, flex, err := splitPoolPairID(req.ID)
+	importID, diags := poolPairIdentity.ImportID(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	defer poolPairIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
+	ref, onDemand, flex, err := splitPoolPairID(importID)
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("importing %s pool pair", r.kind.noun), err.Error())
 		return
@@ -468,6 +488,10 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	if !plan.Cluster.IsUnknown() && !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !names[0].IsUnknown() && !names[1].IsUnknown() {
 		ref, _ := clusterscope.Resolve(plan.Cluster.ValueString(), plan.Project.ValueString(), plan.Location.ValueString(), r.clients)
 		plan.ID = types.StringValue(poolPairID(ref, names[0].ValueString(), names[1].ValueString()))
+		if prior != nil && !plan.ID.Equal(prior.ID) {
+			// A pool replaced under a new name: the plan says the identity the apply will give the pair.
+			resp.Diagnostics.Append(poolPairIdentity.Set(resp.Identity, plan.ID.ValueString())...)
+		}
 	} else {
 		plan.ID = types.StringUnknown()
 	}

@@ -9,6 +9,7 @@ type tpuPoolPairResource = poolPairResource[tpuPoolPairModel, *tpuPoolPairModel]
 var (
 	_ resource.ResourceWithConfigure      = (*tpuPoolPairResource)(nil)
 	_ resource.ResourceWithImportState    = (*tpuPoolPairResource)(nil)
+	_ resource.ResourceWithIdentity       = (*tpuPoolPairResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*tpuPoolPairResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*tpuPoolPairResource)(nil)
 )

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/drift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/identity"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
@@ -32,6 +34,7 @@ import (
 var (
 	_ resource.ResourceWithConfigure      = (*rayJobResource)(nil)
 	_ resource.ResourceWithImportState    = (*rayJobResource)(nil)
+	_ resource.ResourceWithIdentity       = (*rayJobResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*rayJobResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*rayJobResource)(nil)
 )
@@ -52,8 +55,15 @@ type rayJobResource struct {
 	clients clusterscope.Clients
 }
 
+// rayJobIdentity names the object by the attributes of its id (identity.Spec).
+var rayJobIdentity = identity.New("projects/{project}/locations/{location}/clusters/{cluster}/namespaces/{namespace}/rayJobs/{name}", "{namespace}/{name}")
+
 func (r *rayJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_rayjob"
+}
+
+func (r *rayJobResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = rayJobIdentity.Schema()
 }
 
 func (r *rayJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -61,6 +71,7 @@ func (r *rayJobResource) Configure(_ context.Context, req resource.ConfigureRequ
 }
 
 func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer rayJobIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan rayJobModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -162,6 +173,8 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 }
 
 func (r *rayJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	// Set first: a Read that finds the object gone must still name it.
+	rayJobIdentity.FromState(&req.State, resp.Identity, &resp.Diagnostics)
 	var st rayJobModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
 	if resp.Diagnostics.HasError() {
@@ -259,6 +272,11 @@ func refreshJob(ctx context.Context, c *kube.Clients, st *rayJobModel, p jobProg
 // ShortcutPlans opts the RayJob into the server's unchanged-plan shortcut: a configuration has many jobs.
 func (r *rayJobResource) ShortcutPlans() {}
 
+// IdentityData is the job's identity for the server's fast Read: the one Read sets.
+func (r *rayJobResource) IdentityData(id string) (*tfprotov6.ResourceIdentityData, error) {
+	return rayJobIdentity.Data(id)
+}
+
 // ReadScalars is the server's fast Read (scalarReader): the job's scalar attributes, decoded from the state's value
 // without the framework and refreshed as Read does; only a private state of drift baselines alone is known here.
 func (r *rayJobResource) ReadScalars(ctx context.Context, providerData any, val tftypes.Value, private []byte) (tftypes.Value, bool, bool) {
@@ -331,6 +349,7 @@ func refreshScalars(ctx context.Context, cl clusterscope.Clients, st *rayJobMode
 
 // Update only ever sees wait_for, resubmit_when_deleted and timeouts change: everything else replaces the job.
 func (r *rayJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer rayJobIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	var plan rayJobModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -407,12 +426,18 @@ func (r *rayJobResource) Delete(ctx context.Context, req resource.DeleteRequest,
 }
 
 func (r *rayJobResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importID, diags := rayJobIdentity.ImportID(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	defer rayJobIdentity.FromState(&resp.State, resp.Identity, &resp.Diagnostics)
 	st := rayJobModel{Timeouts: rayJobTimeoutsNull(), WaitFor: types.StringValue("admitted"), ResubmitWhenDeleted: types.BoolValue(false),
 		Files: types.MapNull(types.StringType), Env: types.MapNull(types.StringType), Labels: types.MapNull(types.StringType),
 		Annotations: types.MapNull(types.StringType), rayJobStatusModel: rayJobStatusModel{AdmissionChecks: types.MapNull(types.StringType), NodesByPool: types.MapNull(types.Int64Type)},
 		FilesMountPath: types.StringValue(defaultFilesMountPath), Cluster: types.StringNull(), Project: types.StringNull(), Location: types.StringNull(),
 		Drift: types.ListNull(types.StringType)}
-	id := req.ID
+	id := importID
 	form := "projects/P/locations/L/clusters/C/namespaces/NS/rayJobs/NAME, or NS/NAME with a provider kubernetes block"
 	var rest string
 	var err error
