@@ -53,20 +53,34 @@ func identityValue(typ tftypes.Type, values map[string]string) tftypes.Value {
 	return tftypes.NewValue(typ, attrs)
 }
 
-func TestEveryResourceHasAnIdentity(t *testing.T) {
-	ctx := context.Background()
+// testServer is the provider's protocol server and its schemas, not configured.
+func testServer(t *testing.T) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
+	t.Helper()
 	s, err := NewServer(&dwsProvider{version: "test"})()
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemas, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	schemas, err := s.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := identityTypes(t, ctx, s)
+	for _, d := range schemas.Diagnostics {
+		t.Errorf("schema: %s: %s", d.Summary, d.Detail)
+	}
+	return s, schemas
+}
+
+// Every kind has an identity, and can be found with terraform query but the Kueue install: a Helm release is one per
+// cluster, and its import names it.
+func TestEveryResourceHasAnIdentityAndAList(t *testing.T) {
+	s, schemas := testServer(t)
+	ids := identityTypes(t, context.Background(), s)
 	for name := range schemas.ResourceSchemas {
 		if ids[name] == nil {
 			t.Errorf("%s has no identity", name)
+		}
+		if _, ok := schemas.ListResourceSchemas[name]; !ok && name != "dwsfallback_kueue_install" {
+			t.Errorf("%s has no list resource", name)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -25,6 +26,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/listing"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/cluster"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/computeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/kueuequeue"
@@ -37,6 +39,7 @@ var (
 	_ provider.Provider                     = (*dwsProvider)(nil)
 	_ provider.ProviderWithConfigValidators = (*dwsProvider)(nil)
 	_ provider.ProviderWithFunctions        = (*dwsProvider)(nil)
+	_ provider.ProviderWithListResources    = (*dwsProvider)(nil)
 )
 
 // New returns a constructor for the provider, as providerserver.Serve wants.
@@ -50,6 +53,8 @@ type dwsProvider struct {
 	backoff gke.Backoff
 	// configured holds the clients of the last Configure, for the server's unchanged-plan shortcut.
 	configured atomic.Pointer[providerData]
+	// server is the protocol server serving this provider, through which list resources import what they list.
+	server *server
 }
 
 type providerModel struct {
@@ -236,8 +241,10 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		}
 	}
 	tflog.Debug(ctx, "configured provider", map[string]any{"project": data.project, "location": data.location, "container_endpoint": endpoint})
+	data.server = p.server
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ListResourceData = data
 	p.configured.Store(data)
 }
 
@@ -254,6 +261,20 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 	}, helmResources...)
 }
 
+// ListResources are the list resources of `terraform query` (Terraform 1.14 and later).
+func (p *dwsProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		listing.New(cluster.ListKind()),
+		listing.New(poolpair.ListTPUKind()),
+		listing.New(poolpair.ListGPUKind()),
+		listing.New(kueuequeue.ListKind()),
+		listing.New(rayjob.ListKind()),
+		listing.New(computeclass.ListKind()),
+		listing.New(multikueue.ListWorkerKind()),
+		listing.New(multikueue.ListConfigKind()),
+	}
+}
+
 func (p *dwsProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		rayjob.NewDataSource,
@@ -268,6 +289,7 @@ func (p *dwsProvider) Functions(context.Context) []func() function.Function {
 }
 
 type providerData struct {
+	server                       *server
 	project, location, userAgent string
 	connect                      func(context.Context) (*gke.Client, error)
 	newTokens                    func(context.Context) (oauth2.TokenSource, error)

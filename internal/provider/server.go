@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -25,7 +26,9 @@ func NewServer(p *dwsProvider) func() (tfprotov6.ProviderServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newFastServer(inner, own.Resources, own.providerData), nil
+		fast := newFastServer(inner, own.Resources, own.providerData)
+		own.server = fast
+		return fast, nil
 	}
 }
 
@@ -252,4 +255,32 @@ func (s *server) valueType(ctx context.Context, typeName string) tftypes.Type {
 		}
 	})
 	return s.types[typeName]
+}
+
+var _ tfprotov6.ListResourceServer = (*server)(nil)
+
+// listServer is the framework's server as list resources reach it: tfprotov6.ProviderServer does not name the list
+// calls yet (tfprotov6.ProviderServerWithListResource), so embedding it promotes neither.
+func (s *server) listServer() (tfprotov6.ListResourceServer, error) {
+	ls, ok := s.ProviderServer.(tfprotov6.ListResourceServer)
+	if !ok {
+		return nil, fmt.Errorf("the framework's server %T serves no list resources", s.ProviderServer)
+	}
+	return ls, nil
+}
+
+func (s *server) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+	ls, err := s.listServer()
+	if err != nil {
+		return nil, err
+	}
+	return ls.ListResource(ctx, req)
+}
+
+func (s *server) ValidateListResourceConfig(ctx context.Context, req *tfprotov6.ValidateListResourceConfigRequest) (*tfprotov6.ValidateListResourceConfigResponse, error) {
+	ls, err := s.listServer()
+	if err != nil {
+		return nil, err
+	}
+	return ls.ValidateListResourceConfig(ctx, req)
 }
