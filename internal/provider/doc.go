@@ -9,7 +9,8 @@
 // ForgetSharedReads, for the read shortcut's differential test). So one resource cannot
 // reach into another; what they share is a package of its own: internal/clusterscope (the cluster, project and
 // location attributes, import ids, reaching GKE and Kubernetes), internal/tfvalue (Terraform values to Go and back),
-// internal/identity (each kind's resource identity, read from its id), internal/tfdrift (drift baselines in private state, the drift attribute), and, with no Terraform in them,
+// internal/identity (each kind's resource identity, read from its id), internal/listing (list resources, from
+// each kind's way of finding its objects), internal/tfdrift (drift baselines in private state, the drift attribute), and, with no Terraform in them,
 // internal/gke, internal/gkedrift, internal/gkeclass, internal/kube, internal/kueueuse, internal/multikueue,
 // internal/wellknown and internal/catalog.
 //
