@@ -123,6 +123,9 @@ func (l *listResource) List(ctx context.Context, req list.ListRequest, stream *l
 				return
 			}
 		}
+		if len(warnings) > 0 { // nothing found, or all gone: the warnings stand alone
+			push(list.ListResult{Diagnostics: warnings})
+		}
 	}
 }
 

@@ -97,6 +97,8 @@ func TestList(t *testing.T) {
 		{"one gone before its read, and the warning goes with the next", found(true), true, map[string]bool{"a": true}, []result{
 			{Name: "b", Identity: id("b"), Resource: state("b"), Diagnostics: []string{"some were not readable"}}}},
 		{"a finder that fails", failed, false, nil, []result{{Diagnostics: []string{"No cluster"}}}},
+		{"all gone: the warning stands alone", found(true), true, map[string]bool{"a": true, "b": true}, []result{
+			{Diagnostics: []string{"some were not readable"}}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -41,17 +41,18 @@ func listKind(name, noun string, machines func(string) bool) listing.Kind {
 // findPairs reads the cluster's node pools in one ListNodePools and pairs them.
 func findPairs(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, limit int64, noun string, machines func(string) bool) ([]listing.Found, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	ref, prefix, ok := listing.Scope(ctx, c, cfg, &diags)
-	if !ok {
+	var cluster, machine types.String
+	diags.Append(cfg.GetAttribute(ctx, path.Root("cluster"), &cluster)...)
+	diags.Append(cfg.GetAttribute(ctx, path.Root("machine_type"), &machine)...)
+	if diags.HasError() {
 		return nil, diags
 	}
-	if prefix == "" {
+	if cluster.IsNull() {
 		diags.AddAttributeError(path.Root("cluster"), "No cluster", "Pool pairs are listed through GKE: set cluster.")
 		return nil, diags
 	}
-	var machine types.String
-	diags.Append(cfg.GetAttribute(ctx, path.Root("machine_type"), &machine)...)
-	if diags.HasError() {
+	ref, _, ok := listing.Scope(ctx, c, cfg, &diags)
+	if !ok {
 		return nil, diags
 	}
 	client, err := c.GKE(ctx)
@@ -72,7 +73,7 @@ func findPairs(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, li
 	for _, p := range gke.Pairs(pools, accept, func(np *containerpb.NodePool) string { return poolClass(np).String() }) {
 		np := pools[p.OnDemand]
 		shape := np.GetConfig().GetMachineType()
-		if t := np.GetPlacementPolicy().GetTpuTopology(); t != "" {
+		if t := gke.PoolTopology(np); t != "" {
 			shape += " " + t
 		}
 		found = append(found, listing.Found{
