@@ -59,6 +59,9 @@ func sameClusterModifier(what string) planmodifier.String {
 	}, desc, desc)
 }
 
+// NoClusterDetail says what a resource or list without a cluster, under a provider without a kubernetes block, needs.
+const NoClusterDetail = "Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster."
+
 // Plan resolves the cluster at plan time: project and location become known, and so does the id, which is
 // the cluster's id + "/" + suffix, or kubeID when the provider's kubernetes block stands in for the cluster. An empty
 // suffix or kubeID leaves the id to the resource. A cluster whose resolved project or location moved (a new provider
@@ -71,7 +74,7 @@ func Plan(ctx context.Context, c Clients, req resource.ModifyPlanRequest, resp *
 	if cluster.IsNull() {
 		if !c.HasKubernetesBlock() {
 			resp.Diagnostics.AddAttributeError(path.Root("cluster"), "No cluster",
-				"Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
+				NoClusterDetail)
 			return
 		}
 		// Nothing to resolve with a kubernetes block; what the configuration sets stays as it is.
@@ -246,7 +249,7 @@ func ConnectKube(ctx context.Context, c Clients, cluster, project, location type
 		}
 	} else if !c.HasKubernetesBlock() {
 		diags.AddAttributeError(path.Root("cluster"), "No cluster",
-			"Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
+			NoClusterDetail)
 		return nil, false
 	}
 	k, err := c.Kube(ctx, ref)

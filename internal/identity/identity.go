@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -27,7 +28,6 @@ type Spec struct {
 	names, localNames []string
 	scoped, local     string
 	scopedRe, localRe *regexp.Regexp
-	requiredLocal     map[string]bool
 }
 
 var placeholder = regexp.MustCompile(`\{([a-z_]+)\}`)
@@ -37,13 +37,10 @@ var placeholder = regexp.MustCompile(`\{([a-z_]+)\}`)
 // provider's kubernetes block ("{name}"), or "" when the kind needs GKE. It panics on a template it cannot read:
 // the templates are the program's own.
 func New(scoped, local string) Spec {
-	s := Spec{scoped: scoped, local: local, requiredLocal: map[string]bool{}}
+	s := Spec{scoped: scoped, local: local}
 	s.scopedRe, s.names = compile(scoped)
 	if local != "" {
 		s.localRe, s.localNames = compile(local)
-		for _, n := range s.localNames {
-			s.requiredLocal[n] = true
-		}
 	}
 	return s
 }
@@ -78,7 +75,7 @@ func literal(s string) string {
 func (s Spec) Schema() identityschema.Schema {
 	attrs := map[string]identityschema.Attribute{}
 	for _, n := range s.names {
-		required := s.local == "" || s.requiredLocal[n]
+		required := s.local == "" || slices.Contains(s.localNames, n)
 		desc := descriptions[n]
 		if !required {
 			desc += " Left out under the provider's `kubernetes` block, with the other two of project, location and cluster."
@@ -135,7 +132,7 @@ func (s Spec) ID(values map[string]string) (string, error) {
 	if s.local != "" {
 		var have, lack []string
 		for _, n := range s.names {
-			if !s.requiredLocal[n] {
+			if !slices.Contains(s.localNames, n) {
 				if values[n] != "" {
 					have = append(have, n)
 				} else {

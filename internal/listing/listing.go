@@ -152,7 +152,7 @@ func Scope(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, diags 
 	}
 	if cluster.IsNull() {
 		if !c.HasKubernetesBlock() {
-			diags.AddError("No cluster", "Set cluster (the GKE cluster's name or id), or give the provider a kubernetes block that names the cluster.")
+			diags.AddError("No cluster", clusterscope.NoClusterDetail)
 			return ref, "", false
 		}
 		return ref, "", true
