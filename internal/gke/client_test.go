@@ -3,8 +3,10 @@ package gke_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,5 +163,38 @@ func TestWaitStopsAtDeadlineOfSlowOperation(t *testing.T) {
 	err := c.Mutate(ctx, cluster, createPool(c, "slow"), func(*containerpb.Operation) { started = true })
 	if !started || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "CREATE_NODE_POOL") {
 		t.Fatalf("Mutate() = %v (started %v), want the deadline while waiting for the CREATE_NODE_POOL operation", err, started)
+	}
+}
+
+// Under a pool snapshot a cluster's pools are read from GKE once, and a caller's change to the map it got stays its own.
+func TestListPoolsSnapshot(t *testing.T) {
+	c, emu := newClient(t, 0)
+	if err := c.Mutate(context.Background(), cluster, createPool(c, "a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		want int
+	}{
+		{"without a snapshot", context.Background(), 3},
+		{"under a snapshot", gke.WithPoolSnapshot(context.Background()), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			emu.ResetCalls()
+			for range 3 {
+				pools, err := gke.ListPools(tc.ctx, c, cluster)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pools["a"] == nil || pools["default-pool"] == nil || len(pools) != 2 {
+					t.Fatalf("ListPools() has %v, want a and default-pool", slices.Sorted(maps.Keys(pools)))
+				}
+				delete(pools, "a")
+			}
+			if got := emu.Calls()["ListNodePools"]; got != tc.want {
+				t.Errorf("ListNodePools calls = %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

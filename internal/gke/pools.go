@@ -2,6 +2,8 @@ package gke
 
 import (
 	"context"
+	"maps"
+	"sync"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 
@@ -9,8 +11,13 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
-// ListPools reads every pool of the cluster (projects/P/locations/L/clusters/C) in one call, by name.
+// ListPools reads every pool of the cluster (projects/P/locations/L/clusters/C) in one call, by name. Under a
+// context from WithPoolSnapshot, it asks GKE once per cluster and answers again from that answer.
 func ListPools(ctx context.Context, client *Client, cluster string) (map[string]*containerpb.NodePool, error) {
+	snap, _ := ctx.Value(snapshotKey{}).(*poolSnapshot)
+	if pools, ok := snap.get(cluster); ok {
+		return pools, nil
+	}
 	resp, err := Read(ctx, client, func(ctx context.Context) (*containerpb.ListNodePoolsResponse, error) {
 		return client.API().ListNodePools(ctx, &containerpb.ListNodePoolsRequest{Parent: cluster})
 	})
@@ -21,7 +28,42 @@ func ListPools(ctx context.Context, client *Client, cluster string) (map[string]
 	for _, np := range resp.GetNodePools() {
 		out[np.GetName()] = np
 	}
+	snap.put(cluster, out)
 	return out, nil
+}
+
+// WithPoolSnapshot makes ListPools under ctx read each cluster's pools once. A list resource reads a cluster's pools
+// to find its results and again to read each one it includes: one moment's pools serve them all, in one
+// ListNodePools per cluster. Nothing that changes pools may run under it.
+func WithPoolSnapshot(ctx context.Context) context.Context {
+	return context.WithValue(ctx, snapshotKey{}, &poolSnapshot{pools: map[string]map[string]*containerpb.NodePool{}})
+}
+
+type snapshotKey struct{}
+
+type poolSnapshot struct {
+	mu    sync.Mutex
+	pools map[string]map[string]*containerpb.NodePool
+}
+
+// get is a copy of the cluster's pools as read, so that a caller's changes to the map stay its own.
+func (s *poolSnapshot) get(cluster string) (map[string]*containerpb.NodePool, bool) {
+	if s == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.pools[cluster]
+	return maps.Clone(p), ok
+}
+
+func (s *poolSnapshot) put(cluster string, pools map[string]*containerpb.NodePool) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pools[cluster] = maps.Clone(pools)
 }
 
 // FindCluster reads the cluster (projects/P/locations/L/clusters/C).

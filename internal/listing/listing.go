@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/identity"
 )
 
@@ -90,6 +91,8 @@ func (l *listResource) List(ctx context.Context, req list.ListRequest, stream *l
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
+	// Finding pool pairs and reading each read the same pools: once.
+	ctx = gke.WithPoolSnapshot(ctx)
 	found, diags := l.kind.Find(ctx, l.clients, req.Config, req.Limit)
 	if diags.HasError() {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)

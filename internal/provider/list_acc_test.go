@@ -145,9 +145,15 @@ type listClient struct {
 
 func newListClient(t *testing.T) *listClient {
 	t.Helper()
+	return newListClientWith(t, map[string]any{}) // all from the environment
+}
+
+// newListClientWith configures the provider with the attributes in config, the rest from the environment.
+func newListClientWith(t *testing.T, config map[string]any) *listClient {
+	t.Helper()
 	ctx := context.Background()
 	s, schemas := testServer(t)
-	cfg := buildValue(t, schemas.Provider.ValueType(), map[string]any{}) // the rest from the environment
+	cfg := buildValue(t, schemas.Provider.ValueType(), config)
 	if cr, err := s.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: dynamic(t, schemas.Provider.ValueType(), cfg)}); err != nil || len(cr.Diagnostics) > 0 {
 		t.Fatalf("configure: %v %v", err, cr.Diagnostics)
 	}
@@ -248,9 +254,15 @@ spec:
 	}
 	pairAttrs := []string{"id", "cluster"}
 	t.Run("pool pairs", func(t *testing.T) {
+		calls := emu.For(ref.Name)
+		calls.ResetCalls()
 		if diff := cmp.Diff([]listed{pair("TPU", "od", "dws", "ct6e-standard-4t 4x4")},
 			lc.list(t, "dwsfallback_tpu_pool_pair", scope, true, 0, pairAttrs)); diff != "" {
 			t.Errorf("TPU pairs (-want +got):\n%s", diff)
+		}
+		// Finding the pairs and reading the one found share one read of the pools.
+		if n := calls.Calls()["ListNodePools"]; n != 1 {
+			t.Errorf("the TPU list with its resources called ListNodePools %d times, want 1", n)
 		}
 		if diff := cmp.Diff([]listed{pair("GPU", "gpu-od", "gpu-dws", "a3-highgpu-8g")},
 			lc.list(t, "dwsfallback_gpu_pool_pair", scope, true, 0, pairAttrs)); diff != "" {
