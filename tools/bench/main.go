@@ -43,6 +43,7 @@ func main() {
 	hold := flag.Bool("hold", false, "apply the first -n and keep the stack up until interrupted, for profiling by hand")
 	runningOnly := flag.Bool("running-destroy-only", false, "measure the destroy of running jobs alone (at -running-n), and print it")
 	runningN := flag.Int("running-n", 0, "jobs in the destroy of running jobs; 0 is the largest -n up to 100")
+	listOnly := flag.Bool("list-only", false, "measure the list resources alone (at each -n), and print it")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 
@@ -55,7 +56,7 @@ func main() {
 		sizes = append(sizes, n)
 	}
 	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
-	b := &bench{binary: abs(*binary), runs: *runs, startupOnly: *startupOnly, hold: *hold, runningN: *runningN}
+	b := &bench{binary: abs(*binary), runs: *runs, startupOnly: *startupOnly, hold: *hold, runningN: *runningN, listOnly: *listOnly}
 	if *echo != "" {
 		b.echo = abs(*echo)
 	}
@@ -81,6 +82,12 @@ func main() {
 	if b.startupOnly || b.hold {
 		return
 	}
+	if b.listOnly {
+		if err := b.writeList(abs(*out)); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if err := b.report(abs(*out)); err != nil {
 		log.Fatal(err)
 	}
@@ -92,6 +99,7 @@ type bench struct {
 	statusQuo   *statusQuo
 	startupOnly bool
 	hold        bool
+	listOnly    bool
 	runningN    int
 	echo        string
 	noHelm      *variant
@@ -138,6 +146,8 @@ type result struct {
 	ProviderRSS, TerraformRSS             int64
 	ManagedObjects                        int
 	PlanProviderCPU, PlanTerraformCPU     time.Duration
+	// List is what terraform query's calls cost on this N (list.go).
+	List []listRun
 	// ApplyFloor is the same RayJobs and ConfigMaps made by one kubectl apply, waited for as ours (floor_apply.go).
 	ApplyFloor time.Duration
 	// Floor is Terraform's own cost for the same number of resources carrying the same state: terraform_data.
@@ -247,6 +257,12 @@ func (b *bench) run(binDir string, sizes []int) error {
 	if b.hold {
 		return b.holdStack(filepath.Join(dir, "hold"), sizes[0])
 	}
+	if err := b.makeFleet(srv.URL); err != nil {
+		return err
+	}
+	if b.listOnly {
+		return b.listAlone(dir, sizes)
+	}
 	// Latency first: the largest N is left standing (not destroyed), and its jobs would queue ahead of the latency
 	// stage's in Kueue.
 	if err := b.measureLatency(filepath.Join(dir, "latency")); err != nil {
@@ -285,6 +301,9 @@ func (b *bench) measure(dir string, n int) (result, error) {
 	}
 	if r.ManagedObjects, err = managedObjects(filepath.Join(dir, "terraform.tfstate")); err != nil {
 		return r, err
+	}
+	if r.List, err = b.measureList(n); err != nil {
+		return r, fmt.Errorf("the list resources: %w", err)
 	}
 	echo, err := b.pluginFloorDir(dir+"-echo", dir)
 	if err != nil {

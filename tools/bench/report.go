@@ -144,6 +144,7 @@ func (b *bench) report(out string) error {
 		len(b.latency.Completed), ms(median(b.latency.Completed)), ms(maxD(b.latency.Completed)))
 
 	w("%s", b.runningDestroy.rows())
+	w("%s", b.listRows())
 
 	if sq := b.statusQuo; sq != nil {
 		w("\n## Against the status quo\n\n%s Measured on %s, %s (bench/status-quo.json), not in this run: set them beside "+
