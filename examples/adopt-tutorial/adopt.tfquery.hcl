@@ -21,6 +21,15 @@ list "dwsfallback_tpu_pool_pair" "pools" {
   }
 }
 
+list "dwsfallback_kueue_install" "kueue" {
+  provider         = dwsfallback
+  include_resource = true
+  config {
+    cluster   = var.cluster
+    namespace = "kueue-system"
+  }
+}
+
 list "dwsfallback_kueue_queue" "queues" {
   provider         = dwsfallback
   include_resource = true

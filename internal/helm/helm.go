@@ -3,9 +3,11 @@
 package helm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,6 +109,34 @@ func (c *Client) Upgrade(ctx context.Context, name string, ch *chart.Chart, valu
 // Get reads the release's latest revision.
 func (c *Client) Get(name string) (*release.Release, error) {
 	return action.NewGet(c.cfg).Run(name)
+}
+
+// Releases are the releases of chart chartName in namespace ns (every namespace when ""), by namespace and name:
+// each one's latest revision that is deployed, failed or pending, as `helm list --all-namespaces --pending` shows
+// them. Helm reads every release's Secret in one LIST.
+func Releases(cfg *rest.Config, ns, chartName string, log func(string)) ([]*release.Release, error) {
+	c, err := New(cfg, ns, log)
+	if err != nil {
+		return nil, err
+	}
+	l := action.NewList(c.cfg)
+	l.AllNamespaces = ns == ""
+	l.Deployed, l.Failed, l.Pending = true, true, true
+	l.SetStateMask()
+	all, err := l.Run()
+	if err != nil {
+		return nil, err
+	}
+	var out []*release.Release
+	for _, r := range all {
+		if r.Chart != nil && r.Chart.Metadata != nil && r.Chart.Metadata.Name == chartName {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b *release.Release) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+	return out, nil
 }
 
 // Uninstall removes the release and waits up to timeout for its objects to go; a release already gone is fine.

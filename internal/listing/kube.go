@@ -64,13 +64,8 @@ func Names(ctx context.Context, selector string, limit int64, page Page) ([]stri
 func ClusterScoped(collection string, pageOf func(*kube.Clients) Page) Finder {
 	return func(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, limit int64) ([]Found, diag.Diagnostics) {
 		var diags diag.Diagnostics
-		ref, prefix, ok := Scope(ctx, c, cfg, &diags)
+		k, prefix, ok := Connect(ctx, c, cfg, &diags)
 		if !ok {
-			return nil, diags
-		}
-		k, err := c.Kube(ctx, ref)
-		if err != nil {
-			diags.AddError("connecting to Kubernetes", err.Error())
 			return nil, diags
 		}
 		names, err := Names(ctx, "", limit, pageOf(k))
@@ -88,6 +83,20 @@ func ClusterScoped(collection string, pageOf func(*kube.Clients) Page) Finder {
 		}
 		return found, diags
 	}
+}
+
+// Connect reaches the Kubernetes API of a list configuration's cluster (Scope), and gives the prefix of its objects' ids.
+func Connect(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, diags *diag.Diagnostics) (*kube.Clients, string, bool) {
+	ref, prefix, ok := Scope(ctx, c, cfg, diags)
+	if !ok {
+		return nil, "", false
+	}
+	k, err := c.Kube(ctx, ref)
+	if err != nil {
+		diags.AddError("connecting to Kubernetes", err.Error())
+		return nil, "", false
+	}
+	return k, prefix, true
 }
 
 // ObjectsPage is the Page of a typed or dynamic client's List method.

@@ -70,8 +70,7 @@ func testServer(t *testing.T) (tfprotov6.ProviderServer, *tfprotov6.GetProviderS
 	return s, schemas
 }
 
-// Every kind has an identity, and can be found with terraform query but the Kueue install: a Helm release is one per
-// cluster, and its import names it.
+// Every kind has an identity, and can be found with terraform query.
 func TestEveryResourceHasAnIdentityAndAList(t *testing.T) {
 	s, schemas := testServer(t)
 	ids := identityTypes(t, context.Background(), s)
@@ -79,7 +78,7 @@ func TestEveryResourceHasAnIdentityAndAList(t *testing.T) {
 		if ids[name] == nil {
 			t.Errorf("%s has no identity", name)
 		}
-		if _, ok := schemas.ListResourceSchemas[name]; !ok && name != "dwsfallback_kueue_install" {
+		if _, ok := schemas.ListResourceSchemas[name]; !ok {
 			t.Errorf("%s has no list resource", name)
 		}
 	}

@@ -263,7 +263,7 @@ func (p *dwsProvider) Resources(context.Context) []func() resource.Resource {
 
 // ListResources are the list resources of `terraform query` (Terraform 1.14 and later).
 func (p *dwsProvider) ListResources(context.Context) []func() list.ListResource {
-	return []func() list.ListResource{
+	return append([]func() list.ListResource{
 		listing.New(cluster.ListKind()),
 		listing.New(poolpair.ListTPUKind()),
 		listing.New(poolpair.ListGPUKind()),
@@ -272,7 +272,7 @@ func (p *dwsProvider) ListResources(context.Context) []func() list.ListResource 
 		listing.New(computeclass.ListKind()),
 		listing.New(multikueue.ListWorkerKind()),
 		listing.New(multikueue.ListConfigKind()),
-	}
+	}, helmLists...)
 }
 
 func (p *dwsProvider) DataSources(context.Context) []func() datasource.DataSource {

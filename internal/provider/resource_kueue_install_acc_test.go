@@ -201,6 +201,7 @@ resource "dwsfallback_kueue_install" "test" {
 	if _, err := h.Install(context.Background(), "kueue", ch, tutorialValues); err != nil {
 		t.Fatal(err)
 	}
+	listKueueInstalls(t, admin, s, ch.Metadata.Version)
 	tf := newTFRun(t, provider+`
 import {
   to = dwsfallback_kueue_install.kueue
@@ -336,4 +337,48 @@ func (c refreshedDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanRequ
 		return
 	}
 	resp.Error = fmt.Errorf("%s is not in the prior state", c.address)
+}
+
+// listKueueInstalls lists the tutorial's install made by hand through the protocol server, as terraform query does,
+// beside a release of another chart, which is not Kueue's and is left out.
+func listKueueInstalls(t *testing.T, admin *kube.Clients, s *localstack.Stack, version string) {
+	t.Helper()
+	other, err := helm.New(admin.Config, "default", func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Install(context.Background(), "not-kueue", &chart.Chart{
+		Metadata:  &chart.Metadata{APIVersion: "v2", Name: "not-kueue", Version: "0.1.0"},
+		Templates: []*chart.File{{Name: "templates/cm.yaml", Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: not-kueue\n")}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Uninstall("not-kueue", time.Minute) })
+	lc := newListClientWith(t, map[string]any{"kubernetes": map[string]any{
+		"host": s.Host, "token": s.AdminToken, "cluster_ca_certificate": string(s.CAPEM)}})
+	kueue := listed{
+		DisplayName: "kueue-system/kueue (Kueue " + version + ", deployed)",
+		Identity:    map[string]string{"namespace": "kueue-system", "release_name": "kueue"},
+		State:       map[string]string{"id": "kueue-system/kueue", "namespace": "kueue-system", "release_name": "kueue"},
+	}
+	bare := kueue
+	bare.State = nil
+	attrs := []string{"id", "namespace", "release_name"}
+	for _, tc := range []struct {
+		name    string
+		config  map[string]any
+		include bool
+		want    []listed
+	}{
+		{"every namespace", map[string]any{}, false, []listed{bare}},
+		{"with the resource", map[string]any{}, true, []listed{kueue}},
+		{"its namespace", map[string]any{"namespace": "kueue-system"}, false, []listed{bare}},
+		{"another namespace", map[string]any{"namespace": "default"}, false, nil},
+	} {
+		t.Run("list "+tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, lc.list(t, "dwsfallback_kueue_install", tc.config, tc.include, 0, attrs)); diff != "" {
+				t.Errorf("list (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

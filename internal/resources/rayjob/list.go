@@ -30,19 +30,14 @@ func ListKind() listing.Kind {
 
 func findRayJobs(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, limit int64) ([]listing.Found, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	ref, prefix, ok := listing.Scope(ctx, c, cfg, &diags)
-	if !ok {
-		return nil, diags
-	}
 	var ns, queue types.String
 	diags.Append(cfg.GetAttribute(ctx, path.Root("namespace"), &ns)...)
 	diags.Append(cfg.GetAttribute(ctx, path.Root("queue"), &queue)...)
 	if diags.HasError() {
 		return nil, diags
 	}
-	k, err := c.Kube(ctx, ref)
-	if err != nil {
-		diags.AddError("connecting to Kubernetes", err.Error())
+	k, prefix, ok := listing.Connect(ctx, c, cfg, &diags)
+	if !ok {
 		return nil, diags
 	}
 	selector := ""

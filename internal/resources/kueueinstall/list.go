@@ -1,0 +1,70 @@
+//go:build !nohelm
+
+package kueueinstall
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/helm"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/listing"
+)
+
+// kueueChartName is the name in Kueue's Chart.yaml, whichever registry or folder the chart came from.
+const kueueChartName = "kueue"
+
+// ListKind is the Kueue install's list resource: the cluster's Helm releases of Kueue's chart, as `helm install`
+// (the tutorial's step 5) or this resource made them.
+func ListKind() listing.Kind {
+	return listing.Kind{
+		Name:     "kueue_install",
+		Identity: kueueInstallIdentity,
+		Attributes: map[string]listschema.Attribute{
+			"namespace": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only the releases in this namespace. Every namespace's by default."},
+		},
+		Find: findInstalls,
+	}
+}
+
+func findInstalls(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, limit int64) ([]listing.Found, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var ns types.String
+	diags.Append(cfg.GetAttribute(ctx, path.Root("namespace"), &ns)...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	k, prefix, ok := listing.Connect(ctx, c, cfg, &diags)
+	if !ok {
+		return nil, diags
+	}
+	rels, err := helm.Releases(k.Config, ns.ValueString(), kueueChartName, func(line string) { tflog.Debug(ctx, line) })
+	if err != nil {
+		diags.AddError("listing Helm releases", err.Error())
+		return nil, diags
+	}
+	var found []listing.Found
+	for _, r := range rels {
+		if limit > 0 && int64(len(found)) >= limit {
+			break
+		}
+		id := r.Namespace + "/" + r.Name
+		if prefix != "" {
+			id = prefix + "helmReleases/" + id
+		}
+		status := ""
+		if r.Info != nil {
+			status = ", " + r.Info.Status.String()
+		}
+		found = append(found, listing.Found{ID: id,
+			DisplayName: fmt.Sprintf("%s/%s (Kueue %s%s)", r.Namespace, r.Name, r.Chart.Metadata.Version, status)})
+	}
+	return found, diags
+}
