@@ -151,13 +151,20 @@ func newListClient(t *testing.T) *listClient {
 // newListClientWith configures the provider with the attributes in config, the rest from the environment.
 func newListClientWith(t *testing.T, config map[string]any) *listClient {
 	t.Helper()
-	ctx := context.Background()
+	s, schemas := configuredServer(t, config)
+	return &listClient{ls: s.(tfprotov6.ListResourceServer), schemas: schemas, ids: identityTypes(t, context.Background(), s)}
+}
+
+// configuredServer is a protocol server whose provider is configured with the attributes in config, the rest from
+// the environment.
+func configuredServer(t *testing.T, config map[string]any) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
+	t.Helper()
 	s, schemas := testServer(t)
 	cfg := buildValue(t, schemas.Provider.ValueType(), config)
-	if cr, err := s.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: dynamic(t, schemas.Provider.ValueType(), cfg)}); err != nil || len(cr.Diagnostics) > 0 {
+	if cr, err := s.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{Config: dynamic(t, schemas.Provider.ValueType(), cfg)}); err != nil || len(cr.Diagnostics) > 0 {
 		t.Fatalf("configure: %v %v", err, cr.Diagnostics)
 	}
-	return &listClient{ls: s.(tfprotov6.ListResourceServer), schemas: schemas, ids: identityTypes(t, ctx, s)}
+	return s, schemas
 }
 
 // list runs one list, with the included resources' attributes named in attrs.

@@ -257,6 +257,11 @@ provider "dwsfallback" {
 `, s.Host, token, string(s.CAPEM))
 }
 
+// kubeBlock is kubeBlockProvider's block as a protocol test configures the provider with it, with the admin token.
+func kubeBlock(s *localstack.Stack) map[string]any {
+	return map[string]any{"kubernetes": map[string]any{"host": s.Host, "token": s.AdminToken, "cluster_ca_certificate": string(s.CAPEM)}}
+}
+
 // The Kubernetes-side acceptance tests share one real control plane (etcd, kube-apiserver, kube-controller-manager,
 // the real Kueue), started on first use and stopped by TestMain.
 var (

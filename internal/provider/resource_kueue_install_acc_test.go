@@ -354,8 +354,7 @@ func listKueueInstalls(t *testing.T, admin *kube.Clients, s *localstack.Stack, v
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = other.Uninstall("not-kueue", time.Minute) })
-	lc := newListClientWith(t, map[string]any{"kubernetes": map[string]any{
-		"host": s.Host, "token": s.AdminToken, "cluster_ca_certificate": string(s.CAPEM)}})
+	lc := newListClientWith(t, kubeBlock(s))
 	kueue := listed{
 		DisplayName: "kueue-system/kueue (Kueue " + version + ", deployed)",
 		Identity:    map[string]string{"namespace": "kueue-system", "release_name": "kueue"},

@@ -28,7 +28,7 @@ var upgradeFixtures = []struct {
 
 // TestAccUpgrade_stateFixtures is an upgrade as users make it: state written by an earlier release, then today's
 // provider upgrades, refreshes and plans it through Terraform. No error, no replacement, and no in-place change the
-// CHANGELOG does not announce. The objects are made from the fixture's configuration by today's provider, then the
+// CHANGELOG does not announce; and each resource gets the identity an import of its id gives. The objects are made from the fixture's configuration by today's provider, then the
 // state is swapped for the fixture's (its volatile values taken from the objects made).
 //
 // DWSFALLBACK_UPGRADE_FROM=<folder with that release's provider binary> writes the fixture instead: that release
@@ -43,6 +43,7 @@ func TestAccUpgrade_stateFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			tf := upgradeRun(t, string(config), filepath.Join(dir, "terraform.tfstate"), nil)
+			checkUpgradeIdentities(t, tf, map[string]any{})
 			checkUpgradePlan(t, tf, f.version, f.announced)
 		})
 	}

@@ -30,6 +30,7 @@ func TestAccUpgrade_kueueInstallFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			tf := upgradeRun(t, kubeBlockProvider(s, s.AdminToken)+string(ph.in(config)), filepath.Join(dir, "terraform.tfstate"), ph)
+			checkUpgradeIdentities(t, tf, kubeBlock(s))
 			checkUpgradePlan(t, tf, f.version, f.announced)
 		})
 	}
