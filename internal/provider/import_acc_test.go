@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
 // TestAccImport_generatedConfig is import as a contract, the way a team adopts what it made by hand: the tutorial's
-// pools and the DWS docs' GPU pools (gcloud), queue and job (kubectl) are imported with `import {}` blocks and
-// `terraform plan -generate-config-out`; the generated file validates, the plan shows only the imports, and after
+// pools and the DWS docs' GPU pools (gcloud), queue and job (kubectl) are found by the lists of
+// examples/adopt-tutorial's query, and imported by the ids they give with `import {}` blocks and
+// `terraform plan -generate-config-out` (what `terraform query -generate-config-out` writes, in Terraform 1.11); the generated file validates, the plan shows only the imports, and after
 // the apply the plan is empty. Then a queue whose ResourceFlavor was deleted: the quotas live in the ClusterQueue, so the generated
 // configuration carries them and validates (their being null failed validation before), and the plan, which imports
 // what is there, says the flavor is being deleted; the apply after it makes the flavor again.
@@ -30,30 +32,16 @@ func TestAccImport_generatedConfig(t *testing.T) {
 	kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "imp", "JOB_ID", "1"), "apply", "-f", "-")
 	t.Cleanup(func() { kubectl(t, "", "delete", "rayjob", "imp-rayjob-1", "--ignore-not-found", "--wait=false") })
 
-	imports := fmt.Sprintf(`
-provider "dwsfallback" {}
-
-import {
-  to = dwsfallback_cluster.c
-  id = %[1]q
-}
-import {
-  to = dwsfallback_tpu_pool_pair.v6e
-  id = "%[1]s/nodePools/on-demand-pool,dws-pool"
-}
-import {
-  to = dwsfallback_gpu_pool_pair.h100
-  id = "%[1]s/nodePools/gpu-od,gpu-dws"
-}
-import {
-  to = dwsfallback_kueue_queue.q
-  id = "%[1]s/clusterQueues/imp-cluster-queue"
-}
-import {
-  to = dwsfallback_rayjob.job1
-  id = "%[1]s/namespaces/default/rayJobs/imp-rayjob-1"
-}
-`, ref.String())
+	imports := "provider \"dwsfallback\" {}\n"
+	for _, im := range adoptionQuery(t, ref, []queried{
+		{"dwsfallback_cluster.c", ref.Name + " (" + testLocation + ")", ref.String()},
+		{"dwsfallback_tpu_pool_pair.v6e", "TPU pools on-demand-pool and dws-pool (ct6e-standard-4t 4x4)", ref.String() + "/nodePools/on-demand-pool,dws-pool"},
+		{"dwsfallback_gpu_pool_pair.h100", "GPU pools gpu-od and gpu-dws (a3-highgpu-8g)", ref.String() + "/nodePools/gpu-od,gpu-dws"},
+		{"dwsfallback_kueue_queue.q", "imp-cluster-queue", ref.String() + "/clusterQueues/imp-cluster-queue"},
+		{"dwsfallback_rayjob.job1", "default/imp-rayjob-1", ref.String() + "/namespaces/default/rayJobs/imp-rayjob-1"},
+	}) {
+		imports += fmt.Sprintf("\nimport {\n  to = %s\n  id = %q\n}\n", im.address, im.id)
+	}
 	tf := newTFRun(t, imports)
 	tf.generate()
 	t.Log("validate")
@@ -120,4 +108,41 @@ func (r *tfRun) planExit(args ...string) (string, int) {
 		}
 	}
 	return string(out), code
+}
+
+// queried is an object the adoption query must find: where it is imported to, its list's display name, and its id.
+type queried struct{ address, display, id string }
+
+// adoptionQuery runs the lists of examples/adopt-tutorial's query in ref's cluster with their resources, as
+// `terraform query` does, and checks that each object in want is found under its id, from the included resource.
+// Other tests' objects on the shared control plane are left out. It returns want.
+func adoptionQuery(t *testing.T, ref clusterscope.Ref, want []queried) []queried {
+	t.Helper()
+	lc := newListClient(t)
+	scope := map[string]any{"cluster": ref.Name}
+	found := map[string]string{} // "type display" to id
+	for _, q := range []struct {
+		typ    string
+		config map[string]any
+	}{
+		{"dwsfallback_cluster", map[string]any{}},
+		{"dwsfallback_tpu_pool_pair", scope},
+		{"dwsfallback_gpu_pool_pair", scope},
+		{"dwsfallback_kueue_queue", scope},
+		{"dwsfallback_rayjob", map[string]any{"cluster": ref.Name, "namespace": "default"}},
+	} {
+		for _, l := range lc.list(t, q.typ, q.config, true, 0, []string{"id"}) {
+			if len(l.Diagnostics) > 0 {
+				t.Errorf("%s: %s", q.typ, l.Diagnostics)
+			}
+			found[q.typ+" "+l.DisplayName] = l.State["id"]
+		}
+	}
+	for _, w := range want {
+		typ, _, _ := strings.Cut(w.address, ".")
+		if got := found[typ+" "+w.display]; got != w.id {
+			t.Errorf("the adoption query found %s %q as %q, want %q", typ, w.display, got, w.id)
+		}
+	}
+	return want
 }
