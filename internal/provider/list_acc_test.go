@@ -293,11 +293,13 @@ spec:
 		t.Errorf("%s: no %s listed", typeName, want.DisplayName)
 	}
 	t.Run("cluster", func(t *testing.T) {
-		contains(t, "dwsfallback_cluster", map[string]any{}, []string{"id", "name"}, listed{
+		want := listed{
 			DisplayName: ref.Name + " (" + testLocation + ")",
 			Identity:    map[string]string{"project": testProject, "location": testLocation, "name": ref.Name},
 			State:       map[string]string{"id": ref.String(), "name": ref.Name},
-		})
+		}
+		contains(t, "dwsfallback_cluster", map[string]any{}, []string{"id", "name"}, want)
+		contains(t, "dwsfallback_cluster", map[string]any{"location": "-"}, []string{"id", "name"}, want) // every location
 	})
 	named := func(typeName, name string) {
 		t.Run(typeName, func(t *testing.T) {

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -24,7 +25,7 @@ func ListKind() listing.Kind {
 		Unscoped: true,
 		Attributes: map[string]listschema.Attribute{
 			"project":  listschema.StringAttribute{Optional: true, MarkdownDescription: "Project to list. Defaults to the provider's."},
-			"location": listschema.StringAttribute{Optional: true, MarkdownDescription: "Location (zone or region) to list. Defaults to the provider's."},
+			"location": listschema.StringAttribute{Optional: true, MarkdownDescription: "Location (zone or region) to list, or `-` for every location (GKE's own wildcard). Defaults to the provider's."},
 		},
 		Find: findClusters,
 	}
@@ -62,6 +63,10 @@ func findClusters(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config,
 	if err != nil {
 		diags.AddError("listing clusters of "+parent, err.Error())
 		return nil, diags
+	}
+	if mz := resp.GetMissingZones(); len(mz) > 0 {
+		diags.AddWarning("Some zones did not answer",
+			fmt.Sprintf("GKE could not reach zones %s: their clusters are not in this list. List again later.", strings.Join(mz, ", ")))
 	}
 	var found []listing.Found
 	for _, cl := range resp.GetClusters() {
