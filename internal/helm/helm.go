@@ -112,10 +112,13 @@ func (c *Client) Get(name string) (*release.Release, error) {
 }
 
 // Releases are the releases of chart chartName in namespace ns (every namespace when ""), by namespace and name:
-// each one's latest revision that is deployed, failed or pending, as `helm list --all-namespaces --pending` shows
-// them. Helm reads every release's Secret in one LIST.
-func Releases(cfg *rest.Config, ns, chartName string, log func(string)) ([]*release.Release, error) {
-	c, err := New(cfg, ns, log)
+// each one's latest revision that is deployed, failed or pending, as `helm list --all-namespaces --deployed --failed
+// --pending` shows them. Helm reads every release's Secret in one LIST.
+//
+// Helm's debug lines are dropped here: Helm logs in whole a release Secret it cannot decode, and another chart's
+// values may hold credentials.
+func Releases(cfg *rest.Config, ns, chartName string) ([]*release.Release, error) {
+	c, err := New(cfg, ns, func(string) {})
 	if err != nil {
 		return nil, err
 	}

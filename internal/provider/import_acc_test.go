@@ -113,14 +113,19 @@ func (r *tfRun) planExit(args ...string) (string, int) {
 // queried is an object the adoption query must find: where it is imported to, its list's display name, and its id.
 type queried struct{ address, display, id string }
 
-// adoptionQuery runs the lists of examples/adopt-tutorial's query in ref's cluster with their resources, as
-// `terraform query` does, and checks that each object in want is found under its id, from the included resource.
-// Other tests' objects on the shared control plane are left out. It returns want.
+// adoptionQuery runs, with their resources as `terraform query` does, the lists that examples/adopt-tutorial's query
+// runs for these kinds (and the GPU pair list) in ref's cluster, and checks that each object in want is found, with
+// no diagnostic, under the id the import contract names. It returns want with the ids the lists gave. Other tests'
+// objects on the shared control plane, and what the lists say of them, are left out.
 func adoptionQuery(t *testing.T, ref clusterscope.Ref, want []queried) []queried {
 	t.Helper()
 	lc := newListClient(t)
 	scope := map[string]any{"cluster": ref.Name}
-	found := map[string]string{} // "type display" to id
+	type result struct {
+		id    string
+		diags []string
+	}
+	found := map[string]result{} // by "type display"
 	for _, q := range []struct {
 		typ    string
 		config map[string]any
@@ -132,17 +137,18 @@ func adoptionQuery(t *testing.T, ref clusterscope.Ref, want []queried) []queried
 		{"dwsfallback_rayjob", map[string]any{"cluster": ref.Name, "namespace": "default"}},
 	} {
 		for _, l := range lc.list(t, q.typ, q.config, true, 0, []string{"id"}) {
-			if len(l.Diagnostics) > 0 {
-				t.Errorf("%s: %s", q.typ, l.Diagnostics)
-			}
-			found[q.typ+" "+l.DisplayName] = l.State["id"]
+			found[q.typ+" "+l.DisplayName] = result{l.State["id"], l.Diagnostics}
 		}
 	}
+	out := make([]queried, 0, len(want))
 	for _, w := range want {
 		typ, _, _ := strings.Cut(w.address, ".")
-		if got := found[typ+" "+w.display]; got != w.id {
-			t.Errorf("the adoption query found %s %q as %q, want %q", typ, w.display, got, w.id)
+		got := found[typ+" "+w.display]
+		if got.id != w.id || len(got.diags) > 0 {
+			t.Fatalf("the adoption query found %s %q as %q (diagnostics %q), want %q", typ, w.display, got.id, got.diags, w.id)
 		}
+		w.id = got.id
+		out = append(out, w)
 	}
-	return want
+	return out
 }

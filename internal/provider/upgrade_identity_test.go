@@ -42,30 +42,44 @@ func checkUpgradeIdentities(t *testing.T, tf *tfRun, providerConfig map[string]a
 		}
 		return stringAttrs(t, ids[typ], d.IdentityData, nil)
 	}
+	checked := 0
+	defer func() {
+		if checked == 0 {
+			t.Error("the state holds no resource to check")
+		}
+	}()
 	for _, r := range st.Resources {
 		if r.Mode != "managed" {
 			continue
 		}
 		for _, inst := range r.Instances {
 			addr := r.Type + "." + r.Name
+			checked++
 			private, err := base64.StdEncoding.DecodeString(inst.Private)
 			if err != nil {
 				t.Fatal(err)
 			}
 			up, err := s.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: r.Type, Version: inst.SchemaVersion,
 				RawState: &tfprotov6.RawState{JSON: inst.Attributes}})
-			if err != nil || len(up.Diagnostics) > 0 {
-				t.Fatalf("%s: upgrade: %v %v", addr, err, up.Diagnostics)
+			if err != nil {
+				t.Fatalf("%s: upgrade: %v", addr, err)
 			}
-			read := func(current *tfprotov6.ResourceIdentityData) *tfprotov6.ResourceIdentityData {
-				rr, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: r.Type, CurrentState: up.UpgradedState,
+			if len(up.Diagnostics) > 0 {
+				t.Fatalf("%s: upgrade: %v", addr, up.Diagnostics)
+			}
+			read := func(state *tfprotov6.DynamicValue, private []byte, current *tfprotov6.ResourceIdentityData) *tfprotov6.ReadResourceResponse {
+				rr, err := s.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: r.Type, CurrentState: state,
 					Private: private, CurrentIdentity: current})
-				if err != nil || len(rr.Diagnostics) > 0 {
-					t.Fatalf("%s: read: %v %v", addr, err, rr.Diagnostics)
+				if err != nil {
+					t.Fatalf("%s: read: %v", addr, err)
 				}
-				return rr.NewIdentity
+				if len(rr.Diagnostics) > 0 {
+					t.Fatalf("%s: read: %v", addr, rr.Diagnostics)
+				}
+				return rr
 			}
-			first := read(nil)
+			refreshed := read(up.UpgradedState, private, nil)
+			first := refreshed.NewIdentity
 			var attrs struct {
 				ID string `json:"id"`
 			}
@@ -73,14 +87,19 @@ func checkUpgradeIdentities(t *testing.T, tf *tfRun, providerConfig map[string]a
 				t.Fatal(err)
 			}
 			imp, err := s.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: r.Type, ID: attrs.ID})
-			if err != nil || len(imp.Diagnostics) > 0 || len(imp.ImportedResources) != 1 {
-				t.Fatalf("%s: import %s: %v %v", addr, attrs.ID, err, imp.Diagnostics)
+			if err != nil {
+				t.Fatalf("%s: import %s: %v", addr, attrs.ID, err)
+			}
+			if len(imp.Diagnostics) > 0 || len(imp.ImportedResources) != 1 {
+				t.Fatalf("%s: import %s: %v, %d resources", addr, attrs.ID, imp.Diagnostics, len(imp.ImportedResources))
 			}
 			want := identityOf(r.Type, imp.ImportedResources[0].Identity)
 			if diff := cmp.Diff(want, identityOf(r.Type, first)); want == nil || diff != "" {
 				t.Errorf("%s: identity after the upgrade, against an import of %s (-want +got):\n%s", addr, attrs.ID, diff)
 			}
-			if diff := cmp.Diff(identityOf(r.Type, first), identityOf(r.Type, read(first))); diff != "" {
+			// The next refresh sends what the first left: its state, private state and identity.
+			next := read(refreshed.NewState, refreshed.Private, first).NewIdentity
+			if diff := cmp.Diff(identityOf(r.Type, first), identityOf(r.Type, next)); diff != "" {
 				t.Errorf("%s: identity on the next read (-first +next):\n%s", addr, diff)
 			}
 		}

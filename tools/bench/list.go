@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"golang.org/x/oauth2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/provider"
@@ -133,12 +134,17 @@ func diagErr(ds []*tfprotov6.Diagnostic) error {
 	return nil
 }
 
-// measureList lists the n RayJobs of the setup (namespace default) and the pool pairs of the fleet cluster, each
+// measureList lists the RayJobs of namespace default (the setup's) and the pool pairs of the fleet cluster, each
 // without and with their resources.
-func (b *bench) measureList(n int) ([]listRun, error) {
+func (b *bench) measureList() ([]listRun, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	l, err := b.newLister(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Every job there, the setup's and any another stage left terminating, must be listed.
+	jobs, err := b.admin.Ray.RayV1().RayJobs("default").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +154,7 @@ func (b *bench) measureList(n int) ([]listRun, error) {
 		config         map[string]string
 		want           int
 	}{
-		{fmt.Sprintf("%d RayJobs in one namespace", n), "dwsfallback_rayjob", map[string]string{"cluster": "tpu-cluster", "namespace": "default"}, n},
+		{fmt.Sprintf("%d RayJobs in one namespace", len(jobs.Items)), "dwsfallback_rayjob", map[string]string{"cluster": "tpu-cluster", "namespace": "default"}, len(jobs.Items)},
 		{fmt.Sprintf("%d TPU pool pairs in one cluster", fleetPairs), "dwsfallback_tpu_pool_pair", map[string]string{"cluster": fleetCluster}, fleetPairs},
 	} {
 		for _, include := range []bool{false, true} {
@@ -233,7 +239,7 @@ func (b *bench) listAlone(dir string, sizes []int) error {
 			return err
 		}
 		r := result{N: n}
-		if r.List, err = b.measureList(n); err != nil {
+		if r.List, err = b.measureList(); err != nil {
 			return err
 		}
 		b.results = append(b.results, r)
@@ -278,7 +284,10 @@ func callCell(m map[string]int) string {
 // writeList writes the list section alone to list.md, for `make bench-list`.
 func (b *bench) writeList(out string) error {
 	md := fmt.Sprintf("# Listing benchmarks\n\nWritten by `make bench-list` on %s. Machine: %s. `make bench` measures the same "+
-		"in bench/results.md.\n%s", time.Now().UTC().Format("2006-01-02 15:04 MST"), machine(), b.listRows())
+		"after each N's create, in bench/results.md.\n%s", time.Now().UTC().Format("2006-01-02 15:04 MST"), machine(), b.listRows())
 	fmt.Print(md)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(out, "list.md"), []byte(md), 0o644)
 }

@@ -302,7 +302,7 @@ func (b *bench) measure(dir string, n int) (result, error) {
 	if r.ManagedObjects, err = managedObjects(filepath.Join(dir, "terraform.tfstate")); err != nil {
 		return r, err
 	}
-	if r.List, err = b.measureList(n); err != nil {
+	if r.List, err = b.measureList(); err != nil {
 		return r, fmt.Errorf("the list resources: %w", err)
 	}
 	echo, err := b.pluginFloorDir(dir+"-echo", dir)

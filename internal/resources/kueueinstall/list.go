@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/helm"
@@ -45,9 +44,13 @@ func findInstalls(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config,
 	if !ok {
 		return nil, diags
 	}
-	rels, err := helm.Releases(k.Config, ns.ValueString(), kueueChartName, func(line string) { tflog.Debug(ctx, line) })
+	rels, err := helm.Releases(k.Config, ns.ValueString(), kueueChartName)
 	if err != nil {
-		diags.AddError("listing Helm releases", err.Error())
+		detail := err.Error()
+		if ns.IsNull() {
+			detail += "\n\nListing every namespace reads Helm's release Secrets across the cluster; with access to one namespace only, set namespace."
+		}
+		diags.AddError("listing Helm releases", detail)
 		return nil, diags
 	}
 	var found []listing.Found
