@@ -112,7 +112,7 @@ func (c *Client) Get(name string) (*release.Release, error) {
 }
 
 // Releases are the releases of chart chartName in namespace ns (every namespace when ""), by namespace and name:
-// each one's latest revision that is deployed, failed or pending, as `helm list --all-namespaces --deployed --failed
+// each release's latest revision, when that is deployed, failed or pending, as `helm list --all-namespaces --deployed --failed
 // --pending` shows them. Helm reads every release's Secret in one LIST.
 //
 // Helm's debug lines are dropped here: Helm logs in whole a release Secret it cannot decode, and another chart's

@@ -137,6 +137,9 @@ func adoptionQuery(t *testing.T, ref clusterscope.Ref, want []queried) []queried
 		{"dwsfallback_rayjob", map[string]any{"cluster": ref.Name, "namespace": "default"}},
 	} {
 		for _, l := range lc.list(t, q.typ, q.config, true, 0, []string{"id"}) {
+			if l.DisplayName == "" && len(l.Diagnostics) > 0 { // the whole list's, not an object's
+				t.Errorf("%s: %q", q.typ, l.Diagnostics)
+			}
 			found[q.typ+" "+l.DisplayName] = result{l.State["id"], l.Diagnostics}
 		}
 	}

@@ -6,12 +6,14 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"golang.org/x/oauth2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -143,10 +145,16 @@ func (b *bench) measureList() ([]listRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every job there, the setup's and any another stage left terminating, must be listed.
+	// Every job there must be listed. What other stages deleted must be gone first: a job that went during the
+	// lists would leave them one short.
 	jobs, err := b.admin.Ray.RayV1().RayJobs("default").List(ctx, metav1.ListOptions{})
+	for err == nil && slices.ContainsFunc(jobs.Items, func(j rayv1.RayJob) bool { return j.DeletionTimestamp != nil }) {
+		if err = sleepCtx(ctx, 500*time.Millisecond); err == nil {
+			jobs, err = b.admin.Ray.RayV1().RayJobs("default").List(ctx, metav1.ListOptions{})
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("waiting for the namespace's deleted RayJobs to go: %w", err)
 	}
 	var runs []listRun
 	for _, q := range []struct {
@@ -290,4 +298,16 @@ func (b *bench) writeList(out string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(out, "list.md"), []byte(md), 0o644)
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

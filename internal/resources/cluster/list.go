@@ -17,7 +17,8 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/listing"
 )
 
-// ListKind is the cluster's list resource: the GKE clusters of a project in one location.
+// ListKind is the cluster's list resource: the GKE clusters of a project in one location, or in every location with
+// "-".
 func ListKind() listing.Kind {
 	return listing.Kind{
 		Name:     "cluster",

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/helm"
@@ -47,7 +48,7 @@ func findInstalls(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config,
 	rels, err := helm.Releases(k.Config, ns.ValueString(), kueueChartName)
 	if err != nil {
 		detail := err.Error()
-		if ns.IsNull() {
+		if ns.ValueString() == "" && apierrors.IsForbidden(err) {
 			detail += "\n\nListing every namespace reads Helm's release Secrets across the cluster; with access to one namespace only, set namespace."
 		}
 		diags.AddError("listing Helm releases", detail)
