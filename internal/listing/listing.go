@@ -143,14 +143,20 @@ func ScopeAttributes() map[string]listschema.Attribute {
 	}
 }
 
+// Strings reads the list configuration's string attributes into their variables, by name; false when one could
+// not be read (the reason is in diags).
+func Strings(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics, attrs map[string]*types.String) bool {
+	for name, v := range attrs {
+		diags.Append(cfg.GetAttribute(ctx, path.Root(name), v)...)
+	}
+	return !diags.HasError()
+}
+
 // Scope is a list configuration's cluster: its resolved ref (zero under the kubernetes block) and the prefix of
 // the ids of objects in it ("" under the kubernetes block, else the cluster's id and "/").
 func Scope(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, diags *diag.Diagnostics) (ref clusterscope.Ref, prefix string, ok bool) {
 	var cluster, project, location types.String
-	for name, v := range map[string]*types.String{"cluster": &cluster, "project": &project, "location": &location} {
-		diags.Append(cfg.GetAttribute(ctx, path.Root(name), v)...)
-	}
-	if diags.HasError() {
+	if !Strings(ctx, cfg, diags, map[string]*types.String{"cluster": &cluster, "project": &project, "location": &location}) {
 		return ref, "", false
 	}
 	if cluster.IsNull() {

@@ -6,6 +6,7 @@ require (
 	cloud.google.com/go/container v1.56.1
 	github.com/dwsfallback/terraform-provider-dwsfallback v0.0.0
 	github.com/google/go-cmp v0.7.0
+	github.com/googleapis/gax-go/v2 v2.27.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/go-plugin v1.7.0
 	github.com/hashicorp/terraform-plugin-go v0.31.0
@@ -78,7 +79,6 @@ require (
 	github.com/google/s2a-go v0.1.11 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.25 // indirect
-	github.com/googleapis/gax-go/v2 v2.27.0 // indirect
 	github.com/gosuri/uitable v0.0.4 // indirect
 	github.com/gregjones/httpcache v0.0.0-20190611155906-901d90724c79 // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect

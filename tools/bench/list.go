@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/googleapis/gax-go/v2"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -149,7 +150,7 @@ func (b *bench) measureList() ([]listRun, error) {
 	// lists would leave them one short.
 	jobs, err := b.admin.Ray.RayV1().RayJobs("default").List(ctx, metav1.ListOptions{})
 	for err == nil && slices.ContainsFunc(jobs.Items, func(j rayv1.RayJob) bool { return j.DeletionTimestamp != nil }) {
-		if err = sleepCtx(ctx, 500*time.Millisecond); err == nil {
+		if err = gax.Sleep(ctx, 500*time.Millisecond); err == nil {
 			jobs, err = b.admin.Ray.RayV1().RayJobs("default").List(ctx, metav1.ListOptions{})
 		}
 	}
@@ -298,16 +299,4 @@ func (b *bench) writeList(out string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(out, "list.md"), []byte(md), 0o644)
-}
-
-// sleepCtx waits d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

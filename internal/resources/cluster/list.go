@@ -8,7 +8,6 @@ import (
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -35,9 +34,7 @@ func ListKind() listing.Kind {
 func findClusters(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, limit int64) ([]listing.Found, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var project, location types.String
-	diags.Append(cfg.GetAttribute(ctx, path.Root("project"), &project)...)
-	diags.Append(cfg.GetAttribute(ctx, path.Root("location"), &location)...)
-	if diags.HasError() {
+	if !listing.Strings(ctx, cfg, &diags, map[string]*types.String{"project": &project, "location": &location}) {
 		return nil, diags
 	}
 	defProject, defLocation := c.Defaults()

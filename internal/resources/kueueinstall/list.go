@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,8 +36,7 @@ func ListKind() listing.Kind {
 func findInstalls(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, limit int64) ([]listing.Found, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var ns types.String
-	diags.Append(cfg.GetAttribute(ctx, path.Root("namespace"), &ns)...)
-	if diags.HasError() {
+	if !listing.Strings(ctx, cfg, &diags, map[string]*types.String{"namespace": &ns}) {
 		return nil, diags
 	}
 	k, prefix, ok := listing.Connect(ctx, c, cfg, &diags)

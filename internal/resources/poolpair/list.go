@@ -42,9 +42,7 @@ func listKind(name, noun string, machines func(string) bool) listing.Kind {
 func findPairs(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, limit int64, noun string, machines func(string) bool) ([]listing.Found, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var cluster, machine types.String
-	diags.Append(cfg.GetAttribute(ctx, path.Root("cluster"), &cluster)...)
-	diags.Append(cfg.GetAttribute(ctx, path.Root("machine_type"), &machine)...)
-	if diags.HasError() {
+	if !listing.Strings(ctx, cfg, &diags, map[string]*types.String{"cluster": &cluster, "machine_type": &machine}) {
 		return nil, diags
 	}
 	if cluster.IsNull() {

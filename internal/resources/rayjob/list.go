@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -31,9 +30,7 @@ func ListKind() listing.Kind {
 func findRayJobs(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, limit int64) ([]listing.Found, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var ns, queue types.String
-	diags.Append(cfg.GetAttribute(ctx, path.Root("namespace"), &ns)...)
-	diags.Append(cfg.GetAttribute(ctx, path.Root("queue"), &queue)...)
-	if diags.HasError() {
+	if !listing.Strings(ctx, cfg, &diags, map[string]*types.String{"namespace": &ns, "queue": &queue}) {
 		return nil, diags
 	}
 	k, prefix, ok := listing.Connect(ctx, c, cfg, &diags)
