@@ -19,4 +19,5 @@ chmod 600 "$local_dir/gcloud-token"
 gcloud config set auth/access_token_file "$local_dir/gcloud-token" -q >/dev/null 2>&1
 gcloud config set api_endpoint_overrides/container "$DWSFALLBACK_CONTAINER_ENDPOINT/" -q >/dev/null 2>&1
 gcloud config set api_endpoint_overrides/serviceusage "$DWSFALLBACK_CONTAINER_ENDPOINT/" -q >/dev/null 2>&1
+gcloud config set api_endpoint_overrides/compute "$DWSFALLBACK_CONTAINER_ENDPOINT/compute/v1/" -q >/dev/null 2>&1
 gcloud config set core/project "$GOOGLE_PROJECT" -q >/dev/null 2>&1

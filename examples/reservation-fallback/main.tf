@@ -1,8 +1,10 @@
 # Plan A on a TPU reservation, plan B on DWS: the tutorial's fallback where the on-demand capacity is reserved. The
 # reservation holds `reservation_slices` slices; Kueue's on-demand flavor gets exactly that quota, so the jobs that
 # fit on the reservation run there and every further job falls back to the DWS pool instead of waiting for a VM the
-# reservation cannot give. Make the reservation first (`gcloud compute reservations create`, or on the local stack
-# `POST $DWSFALLBACK_CONTAINER_ENDPOINT/emulator/v1/reservations`), in the cluster's zone and of var.machine_type.
+# reservation cannot give. Make the reservation first, in the cluster's zone and of var.machine_type:
+# `gcloud compute reservations create NAME --zone=ZONE --machine-type=TYPE --vm-count=VMS --require-specific-reservation`
+# (on the local stack too, with gcloud's compute endpoint at the emulator), or
+# `POST $DWSFALLBACK_CONTAINER_ENDPOINT/emulator/v1/reservations`.
 terraform {
   required_version = ">= 1.8" # provider functions (tpu_slice)
   required_providers {

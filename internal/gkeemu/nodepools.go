@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
@@ -230,8 +231,13 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 	}
 	name := clusterName(c.project, c.pb.Location, c.pb.Name) + "/nodePools/" + np.Name
 	np.SelfLink = fmt.Sprintf("%s/v1/%s", selfLinkHost, strings.Replace(name, "/locations/", "/zones/", 1))
-	np.Locations = []string{c.pb.Location}
-	np.InstanceGroupUrls = []string{instanceGroupURL(c.project, c.pb.Location, groupBase(clusterName(c.project, c.pb.Location, c.pb.Name), c.pb.Name, np.Name))}
+	if len(np.Locations) == 0 {
+		np.Locations = slices.Clone(c.pb.Locations)
+	}
+	np.InstanceGroupUrls = nil
+	for _, zone := range np.Locations {
+		np.InstanceGroupUrls = append(np.InstanceGroupUrls, instanceGroupURL(c.project, zone, groupBase(clusterName(c.project, c.pb.Location, c.pb.Name), c.pb.Name, np.Name)))
+	}
 	np.PodIpv4CidrSize = 24
 	np.Etag = fmt.Sprintf("%x", s.opts.Now().UnixNano())
 	cfg := np.Config
@@ -348,6 +354,9 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 		return nil, errorf(codes.FailedPrecondition, "Cluster %s is not ready: its status is %s.", c.pb.Name, c.pb.Status)
 	}
 	if e := s.validateNodePool(np); e != nil {
+		return nil, e
+	}
+	if e := checkLocations(c, np.Config.GetMachineType(), np.Locations); e != nil {
 		return nil, e
 	}
 	if e := s.checkReservation(c, np); e != nil {
@@ -609,7 +618,12 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 				shortLived(np)
 			}
 		})
-		set(len(req.Locations) > 0, func() { np.Locations = req.Locations })
+		if len(req.Locations) > 0 {
+			if e := checkLocations(c, cmp.Or(req.MachineType, cfg.MachineType), req.Locations); e != nil {
+				return nil, e
+			}
+			set(true, func() { np.Locations = req.Locations })
+		}
 		set(req.MachineType != "", func() { cfg.MachineType = req.MachineType })
 		machineType := cmp.Or(req.MachineType, cfg.MachineType)
 		// A new machine type must take the disk the pool keeps, as well as a new one; an update of anything else

@@ -59,7 +59,7 @@ func (s *Server) poolTargets() []poolTarget {
 		}
 		for _, np := range c.pb.NodePools {
 			t := poolTarget{
-				clusterKey: key, clusterName: c.pb.Name, project: c.project, zone: c.pb.Location, pool: np.Name,
+				clusterKey: key, clusterName: c.pb.Name, project: c.project, zone: poolZones(c, np)[0], pool: np.Name,
 				// A copy: an update of the pool's labels or taints may replace them while the autoscaler reads.
 				cfg: cloneConfig(np.Config), topology: np.GetPlacementPolicy().GetTpuTopology(), count: c.nodeCounts[np.Name], sliceNodes: 1,
 				autoscaled: np.GetAutoscaling().GetEnabled(), queued: np.GetQueuedProvisioning().GetEnabled(),

