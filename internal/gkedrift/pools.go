@@ -30,6 +30,8 @@ func Made(np *containerpb.NodePool) *containerpb.NodePool {
 		surge := containerpb.NodePoolUpdateStrategy_SURGE
 		np.UpgradeSettings.Strategy = &surge
 	}
+	// A pool's zones are a set: GKE keeps them in the order asked for.
+	slices.Sort(np.Locations)
 	// The boot disk a request leaves out is GKE's default for the machine type, where the catalog has it on record,
 	// so that one changed by hand shows; otherwise it is GKE's to choose and not compared.
 	if cfg := np.GetConfig(); cfg != nil {
@@ -49,12 +51,13 @@ func withGvnic(cfg *containerpb.NodeConfig) {
 }
 
 // Live is a live pool as Diff compares it with what an apply made: less the resource labels GKE adds itself
-// (WithoutGKELabels), and with gVNIC off where it has no setting (withGvnic).
+// (WithoutGKELabels), with gVNIC off where it has no setting (withGvnic), and its zones sorted.
 func Live(np *containerpb.NodePool) *containerpb.NodePool {
+	np, _ = proto.Clone(np).(*containerpb.NodePool)
+	slices.Sort(np.Locations)
 	if np.GetConfig() == nil {
 		return np
 	}
-	np, _ = proto.Clone(np).(*containerpb.NodePool)
 	np.Config.ResourceLabels = WithoutGKELabels(np)
 	withGvnic(np.Config)
 	return np
@@ -131,7 +134,7 @@ func Pools(baselines map[string]*containerpb.NodePool, live ...*containerpb.Node
 }
 
 // inPlaceFields are the fields of a pool GKE changes without recreating it, each by the call Update repairs it with.
-var inPlaceFields = []string{"autoscaling", "management", "upgradeSettings", "config.labels", "config.taints", "config.maxRunDuration",
+var inPlaceFields = []string{"locations", "autoscaling", "management", "upgradeSettings", "config.labels", "config.taints", "config.maxRunDuration",
 	"config.resourceLabels", "config.tags", "config.diskType", "config.diskSizeGb", "config.gvnic"}
 
 // InPlace says whether GKE changes the field at path in place, without a new pool.
@@ -173,7 +176,7 @@ func ByPool(drift []string) (pools []string, fields map[string][]string) {
 }
 
 // InPlaceRepairs are the calls that set again, on the pool named name, the fields GKE changes in place where have
-// differs from want: autoscaling, management, upgrade settings, node labels and taints, resource labels, network
+// differs from want: its zones, autoscaling, management, upgrade settings, node labels and taints, resource labels, network
 // tags, the run limit, the boot disk and gVNIC.
 func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.NodePool) []func(context.Context) (*containerpb.Operation, error) {
 	diff := PoolDiff(want, have)
@@ -216,6 +219,11 @@ func InPlaceRepairs(client *gke.Client, name string, want, have *containerpb.Nod
 	// The boot disk and gVNIC each go in a call of their own, as gcloud sends them: each migrates the nodes.
 	if differs("config.diskType") || differs("config.diskSizeGb") {
 		u := &containerpb.UpdateNodePoolRequest{Name: name, DiskType: want.GetConfig().GetDiskType(), DiskSizeGb: int64(want.GetConfig().GetDiskSizeGb())}
+		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
+	}
+	// New zones add nodes there and take them away elsewhere: a call of its own, as gcloud's --node-locations.
+	if differs("locations") {
+		u := &containerpb.UpdateNodePoolRequest{Name: name, Locations: want.GetLocations()}
 		calls = append(calls, func(ctx context.Context) (*containerpb.Operation, error) { return client.API().UpdateNodePool(ctx, u) })
 	}
 	if differs("config.gvnic") {

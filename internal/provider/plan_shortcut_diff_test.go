@@ -346,6 +346,8 @@ func (g diffGen) fillUnknown(v tftypes.Value, key string) tftypes.Value {
 			return tftypes.NewValue(tt, map[string]tftypes.Value{})
 		case tftypes.List:
 			return tftypes.NewValue(tt, []tftypes.Value{})
+		case tftypes.Set:
+			return tftypes.NewValue(tt, []tftypes.Value{})
 		case tftypes.Object:
 			attrs := map[string]tftypes.Value{}
 			for n, at := range tt.AttributeTypes {

@@ -110,6 +110,33 @@ func TestAccTPUPoolPair_reservation(t *testing.T) {
 	})
 }
 
+// TestAccTPUPoolPair_anyThenFail: plan A on any matching reservation and nothing else (ANY_RESERVATION_THEN_FAIL,
+// which gcloud 528 has no flag for) sends the API field alone, imports with an empty plan, and back to "none" replaces
+// plan A only.
+func TestAccTPUPoolPair_anyThenFail(t *testing.T) {
+	t.Parallel() // GKE only, on a cluster of its own
+	addReservation(t, "acc-res-any", 8)
+	ref := createTestCluster(t, "res-any")
+	thenFail := strings.Replace(reservationPairConfig("res-any", "acc-res-any", ""), `reservation_affinity = "specific", reservation = "acc-res-any"`, `reservation_affinity = "any-then-fail"`, 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: thenFail,
+				Check: resource.ComposeTestCheckFunc(
+					checkPool(t, ref, "on-demand-pool", "config.reservationAffinity", `{"consumeReservationType":"ANY_RESERVATION_THEN_FAIL"}`),
+					resource.TestCheckResourceAttr(pairAddr, "on_demand.reservation_affinity", "any-then-fail")),
+			},
+			{Config: thenFail, ResourceName: pairAddr, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts", "drift"}},
+			{
+				Config: strings.Replace(thenFail, `, reservation_affinity = "any-then-fail"`, "", 1),
+				Check: resource.ComposeTestCheckFunc(deletedPools(ref, 1),
+					checkPool(t, ref, "on-demand-pool", "config.reservationAffinity", `{"consumeReservationType":"NO_RESERVATION"}`)),
+			},
+		},
+	})
+}
+
 // TestAccTPUPoolPair_reservationBadInput: what the configuration alone shows wrong is refused at plan time.
 func TestAccTPUPoolPair_reservationBadInput(t *testing.T) {
 	t.Parallel()

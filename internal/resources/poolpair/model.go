@@ -38,8 +38,10 @@ type poolPairModel struct {
 	DiskType       types.String `tfsdk:"disk_type"`
 	DiskSizeGB     types.Int64  `tfsdk:"disk_size_gb"`
 	Gvnic          types.Bool   `tfsdk:"gvnic"`
-	OnDemand       types.Object `tfsdk:"on_demand"`
-	FlexStart      types.Object `tfsdk:"flex_start"`
+	// NodeLocations are both pools' zones; GKE's choice (read back) where the configuration leaves them out.
+	NodeLocations types.Set    `tfsdk:"node_locations"`
+	OnDemand      types.Object `tfsdk:"on_demand"`
+	FlexStart     types.Object `tfsdk:"flex_start"`
 	// Drift names each field of either pool that differs from what the last apply made of it.
 	Drift    types.List     `tfsdk:"drift"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
@@ -231,6 +233,7 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 		np.Config.ReservationAffinity = expandReservationAffinity(p)
 	}
 	expandNodeSettings(pm, np.Config)
+	np.Locations = zonesOf(pm.NodeLocations)
 	if class := pm.ComputeClass.ValueString(); class != "" {
 		if np.Config.Labels == nil {
 			np.Config.Labels = map[string]string{}
@@ -375,7 +378,7 @@ func reservationAffinity(np *containerpb.NodePool) string {
 	case containerpb.ReservationAffinity_SPECIFIC_RESERVATION:
 		return "specific"
 	case containerpb.ReservationAffinity_ANY_RESERVATION_THEN_FAIL:
-		return "any-then-fail" // not one this resource makes: read so that the plan shows it
+		return reservationAnyThenFail
 	default:
 		// GKE's default for a pool created without an affinity is to consume any matching reservation.
 		return "any"

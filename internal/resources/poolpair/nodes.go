@@ -97,6 +97,7 @@ func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, ident
 		st.Labels = live
 	}
 	readDisk(was, st, cfg)
+	readZones(was, st, np)
 	var taints []attr.Value
 	for _, t := range cfg.GetTaints() {
 		if t.GetKey() != wellknown.ComputeClassLabel {
@@ -248,6 +249,7 @@ func copyNodeSettings(m, from *poolPairModel) {
 	m.ServiceAccount, m.OauthScopes, m.ResourceLabels = from.ServiceAccount, from.OauthScopes, from.ResourceLabels
 	m.NetworkTags, m.Labels, m.Taints = from.NetworkTags, from.Labels, from.Taints
 	m.DiskType, m.DiskSizeGB, m.Gvnic = from.DiskType, from.DiskSizeGB, from.Gvnic
+	m.NodeLocations = from.NodeLocations
 }
 
 // differs says whether a live map or list says something other than was: null and empty say the same.

@@ -80,6 +80,17 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 			Validators:          []validator.Int64{int64validator.Between(catalog.MinDiskSizeGB, 65536)},
 			MarkdownDescription: "Boot disk size of both pools' nodes in GB (gcloud's `--disk-size`), 10 to 65536. Unset, GKE's 100. Changed in place: GKE migrates the nodes.",
 		},
+		"node_locations": schema.SetAttribute{
+			Optional:    true,
+			Computed:    true,
+			ElementType: types.StringType,
+			Validators: []validator.Set{
+				setvalidator.SizeAtLeast(1),
+				setvalidator.ValueStringsAre(stringvalidator.RegexMatches(catalog.ZoneRE, "must be a zone, such as us-east5-b")),
+			},
+			MarkdownDescription: "Zones of both pools' nodes (gcloud's `--node-locations`), each in the cluster's region. Unset, GKE's choice: the cluster's zones, read back here; a pool moved by hand then shows in `drift` and the apply moves it back. Changed in place. " +
+				"For a TPU machine type each zone must offer it: the plan checks the zones of North America against Cloud TPU's \"TPU regions and zones\", and leaves other zones to GKE.",
+		},
 		"gvnic": schema.BoolAttribute{
 			Optional:            true,
 			Computed:            true,

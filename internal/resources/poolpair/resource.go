@@ -95,6 +95,10 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 	if st := P(&st).pair(); st.DiskType.IsUnknown() {
 		st.DiskType = orNull(catalog.DefaultDiskType(st.MachineType.ValueString()))
 	}
+	// Zones left to GKE are read from the first pool made; until then, none (an unknown cannot be kept in state).
+	if st := P(&st).pair(); st.NodeLocations.IsUnknown() {
+		st.NodeLocations = types.SetNull(types.StringType)
+	}
 	for _, role := range poolRoles {
 		p, _ := role.decodePool(role.get(P(&plan).pair()))
 		np, asIs, err := r.createPool(ctx, client, ref, role, p, P(&plan), func(created *containerpb.NodePool) {
@@ -113,8 +117,13 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 			live = plannedOr(role.get(P(&plan).pair()), live)
 		}
 		role.set(P(&st).pair(), live)
+		if P(&plan).pair().NodeLocations.IsUnknown() {
+			P(&st).pair().NodeLocations = zonesValue(np.GetLocations())
+		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 	}
+	// The baselines hold the zones GKE chose, so that a pool moved by hand shows.
+	P(&plan).pair().NodeLocations = P(&st).pair().NodeLocations
 	recordPoolBaselines(ctx, resp.Private, P(&plan), &resp.Diagnostics)
 }
 
@@ -224,6 +233,10 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 	*st = *prior
 	st.Timeouts, st.Cluster = plan.Timeouts, plan.Cluster
 	names := map[poolRole]string{onDemandRole: oldOnDemand, flexStartRole: oldFlex}
+	if plan.NodeLocations.IsUnknown() {
+		// Left out, and a pool moved by hand: back to the zones the pools were made in.
+		plan.NodeLocations = zonesMadeIn(readPoolBaselines(ctx, req.Private, &resp.Diagnostics), oldOnDemand, oldFlex)
+	}
 	_, planned := gkedrift.ByPool(tfvalue.StringList(prior.Drift))
 	// From the first change on, Read compares the pools with what this apply makes of them, even if it fails
 	// part-way: what it did not reach yet then shows as drift, and the next apply finishes it.
@@ -375,6 +388,7 @@ func (r *poolPairResource[M, P]) ImportState(ctx context.Context, req resource.I
 		DiskType:       types.StringNull(),
 		DiskSizeGB:     types.Int64Null(),
 		Gvnic:          types.BoolNull(),
+		NodeLocations:  types.SetNull(types.StringType),
 		OnDemand:       types.ObjectNull(onDemandRole.attrTypes()),
 		FlexStart:      types.ObjectNull(flexStartRole.attrTypes()),
 		Drift:          types.ListNull(types.StringType),
@@ -438,6 +452,13 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	P(&planM).derive()
 	planDiskType(ctx, req.Config, plan, prior, &resp.Diagnostics)
+	var zones types.Set
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("node_locations"), &zones)...)
+	planZones(zones, plan, prior)
+	if prior == nil || !plan.NodeLocations.Equal(prior.NodeLocations) || !plan.Location.Equal(prior.Location) || !plan.MachineType.Equal(prior.MachineType) {
+		// Only where the zones or the machine type change: a pair already made stays plannable, whatever the catalog says.
+		validateZones(plan, &resp.Diagnostics)
+	}
 	// Drift is repaired by the apply, and is empty after it.
 	plan.Drift = tfdrift.List(nil)
 	changed := prior != nil && (!tfvalue.PlanEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0 || !plan.DiskType.Equal(prior.DiskType))

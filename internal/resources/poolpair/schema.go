@@ -69,9 +69,9 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		Computed: true,
 		Default:  stringdefault.StaticString("none"),
 		Validators: []validator.String{
-			stringvalidator.OneOf("none", "any", "specific"),
+			stringvalidator.OneOf("none", "any", "specific", reservationAnyThenFail),
 		},
-		MarkdownDescription: "Whether the on-demand pool consumes Compute Engine reservations, as gcloud's `--reservation-affinity`: `none` (the tutorial's, default), `any` (any matching reservation, else on-demand capacity) or `specific` (only the reservation `reservation` names: the pool gets nodes up to the reservation's count, so give the Kueue flavor of this pool a quota no larger). Changing it replaces this pool.",
+		MarkdownDescription: "Whether the on-demand pool consumes Compute Engine reservations, as gcloud's `--reservation-affinity`: `none` (the tutorial's, default), `any` (any matching reservation, else on-demand capacity), `specific` (only the reservation `reservation` names: the pool gets nodes up to the reservation's count, so give the Kueue flavor of this pool a quota no larger) or `" + reservationAnyThenFail + "` (GKE's `ANY_RESERVATION_THEN_FAIL`: any matching reservation that does not require specific targeting, and no node when none has room, never on-demand capacity; gcloud 528 has no flag for it, so the request sets the API field alone). Changing it replaces this pool.",
 	}
 	onDemand["reservation"] = schema.StringAttribute{
 		Optional: true,

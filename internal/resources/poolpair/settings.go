@@ -18,6 +18,10 @@ import (
 // reservationAffinity.key; gcloud's --reservation sets it).
 const reservationNameKey = "compute.googleapis.com/reservation-name"
 
+// reservationAnyThenFail is plan A on any matching reservation and nothing else (API reference, ReservationAffinity
+// ANY_RESERVATION_THEN_FAIL: "If no reservation is available, fail the node creation").
+const reservationAnyThenFail = "any-then-fail"
+
 // maxRunDurationLimit is how long VMs that DWS provisions run at most (GKE docs, concepts/dws: "for up to seven
 // days"); a run limit may only cut that short.
 const maxRunDurationLimit = 7 * 24 * time.Hour
@@ -28,6 +32,8 @@ func expandReservationAffinity(p poolModel) *containerpb.ReservationAffinity {
 	switch p.ReservationAffinity.ValueString() {
 	case "any":
 		return nil
+	case reservationAnyThenFail:
+		return &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_ANY_RESERVATION_THEN_FAIL}
 	case "specific":
 		return &containerpb.ReservationAffinity{
 			ConsumeReservationType: containerpb.ReservationAffinity_SPECIFIC_RESERVATION,

@@ -1,0 +1,101 @@
+package poolpair
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
+)
+
+// Where the pools' nodes are: node_locations, both pools alike. Unset, GKE puts a new pool in the cluster's zones;
+// what it chose is read back, kept in the pools' baselines, and a pool moved by hand shows in drift.
+
+// zonesOf is a node_locations value as GKE's API takes it (NodePool.locations), sorted; nil when not known or unset.
+func zonesOf(v types.Set) []string {
+	if !tfvalue.Known(v) {
+		return nil
+	}
+	return slices.Sorted(slices.Values(stringElems(v.Elements())))
+}
+
+func zonesValue(zones []string) types.Set {
+	if len(zones) == 0 {
+		return types.SetNull(types.StringType)
+	}
+	return types.SetValueMust(types.StringType, stringValues(slices.Sorted(slices.Values(zones))))
+}
+
+// readZones reads a live pool's zones into st where they differ from was, so that of two pools the one moved shows.
+func readZones(was, st *poolPairModel, np *containerpb.NodePool) {
+	if live := zonesValue(np.GetLocations()); !slices.Equal(zonesOf(was.NodeLocations), zonesOf(live)) {
+		st.NodeLocations = live
+	}
+}
+
+// planZones plans node_locations that the configuration leaves out: what state holds, GKE's choice, unless the apply
+// moves a pool back to the zones it was made in (drift) or GKE has yet to choose (a new pair, or one in another
+// cluster): then known after apply.
+func planZones(configured types.Set, plan, prior *poolPairModel) {
+	if !configured.IsNull() {
+		return
+	}
+	if prior == nil || prior.NodeLocations.IsNull() || driftIn(prior, "locations") ||
+		!plan.Cluster.Equal(prior.Cluster) || !plan.Project.Equal(prior.Project) || !plan.Location.Equal(prior.Location) {
+		plan.NodeLocations = types.SetUnknown(types.StringType)
+		return
+	}
+	plan.NodeLocations = prior.NodeLocations
+}
+
+// driftIn says whether drift names field of either pool.
+func driftIn(prior *poolPairModel, field string) bool {
+	_, fields := gkedrift.ByPool(tfvalue.StringList(prior.Drift))
+	for _, fs := range fields {
+		if slices.Contains(fs, field) {
+			return true
+		}
+	}
+	return false
+}
+
+// zonesMadeIn are the zones the pools were made in, from their baselines: what an apply that leaves node_locations
+// out moves a pool back to.
+func zonesMadeIn(baselines map[string]*containerpb.NodePool, names ...string) types.Set {
+	for _, n := range names {
+		if zones := baselines[n].GetLocations(); len(zones) > 0 {
+			return zonesValue(zones)
+		}
+	}
+	return types.SetNull(types.StringType)
+}
+
+// validateZones checks at plan time, once the cluster's location is known, what the configuration shows of the
+// pools' zones: each in the cluster's region, and each offering a TPU machine type where the catalog has its zones
+// on record. The cluster's own zone is GKE's to refuse (as the emulator does not yet).
+func validateZones(plan *poolPairModel, diags *diag.Diagnostics) {
+	if !tfvalue.Known(plan.Location) || !tfvalue.Known(plan.MachineType) {
+		return
+	}
+	location, machineType := plan.Location.ValueString(), plan.MachineType.ValueString()
+	at := path.Root("node_locations")
+	region := catalog.RegionOf(location)
+	for _, z := range zonesOf(plan.NodeLocations) {
+		switch {
+		case catalog.RegionOf(z) != region:
+			diags.AddAttributeError(at, "A zone outside the cluster's region",
+				fmt.Sprintf("node_locations has %s, but the cluster is in %s: a node pool's zones must be zones of its cluster's region (%s).", z, location, region))
+		case !catalog.OffersTPU(machineType, z):
+			diags.AddAttributeError(at, "A zone without the machine type",
+				fmt.Sprintf("The pools would be in %s, which does not offer %s: Cloud TPU's \"TPU regions and zones\" lists it in %s. Pick one of those in node_locations (it must be in the cluster's region, %s), or put the cluster there.",
+					z, machineType, strings.Join(catalog.TPUZones(machineType), ", "), region))
+		}
+	}
+}
