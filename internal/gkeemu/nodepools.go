@@ -362,6 +362,9 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	if e := s.checkReservation(c, np); e != nil {
 		return nil, e
 	}
+	if e := s.checkBootDisks(c, np); e != nil {
+		return nil, e
+	}
 	if e := checkAutoUpgrade(c, np.GetManagement()); e != nil {
 		return nil, e
 	}

@@ -64,6 +64,7 @@ type Server struct {
 	extraAdmin map[string]http.Handler
 	// reservations are the Compute Engine reservations pools may consume, by zone/name.
 	reservations map[string]*Reservation
+	images       map[string]bool // by projects/P/global/images/NAME
 }
 
 type cluster struct {
@@ -136,6 +137,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.ServeHTTP(w, r)
 		case r.URL.Path == adminPrefix+"reservations":
 			s.serveReservations(w, r)
+		case r.URL.Path == adminPrefix+"images":
+			s.serveImages(w, r)
 		default:
 			s.serveAdmin(w, r)
 		}
