@@ -23,6 +23,9 @@ import (
 func TestAccDrift_poolPairGenerated(t *testing.T) {
 	t.Parallel() // GKE only, on clusters of their own
 	addReservation(t, "acc-drift-res", 8)
+	if err := emu.AddImage(testProject, "ray-tpu-preloaded"); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name   string
 		config func(cluster string) string
@@ -30,12 +33,13 @@ func TestAccDrift_poolPairGenerated(t *testing.T) {
 		// The tutorial's pair: plan B with queued provisioning.
 		{"tutorial", func(cluster string) string { return pairConfig(cluster, "od", "dws", 4) }},
 		// The pair of a ComputeClass: node labels and taints, and plan B without queued provisioning; a boot disk,
-		// gVNIC and plan A's surge upgrades other than GKE's defaults, plan B's auto-repair off.
+		// gVNIC and plan A's surge upgrades other than GKE's defaults, plan B's auto-repair off; a disk of preloaded
+		// images, in another zone of the region.
 		{"class", func(cluster string) string {
 			c := strings.Replace(pairConfig(cluster, "od", "dws", 4), `{ name = "od" }`, `{ name = "od", max_surge = 2, max_unavailable = 1 }`, 1)
 			return strings.Replace(c, `  flex_start   = { name = "dws" }`,
 				`compute_class = "tpu-fallback"`+"\n"+`flex_start = { name = "dws", provisioning = "flex-start-unqueued", auto_repair = false }`+"\n"+
-					`disk_size_gb = 200`+"\n"+`gvnic = true`, 1)
+					`disk_size_gb = 200`+"\n"+`gvnic = true`+"\n"+preloaded+"\n"+`node_locations = ["us-east5-a"]`, 1)
 		}},
 		// Plan A on a specific reservation, plan B with a run limit.
 		{"reservation", func(cluster string) string {

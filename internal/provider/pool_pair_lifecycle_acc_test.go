@@ -33,13 +33,7 @@ func TestAccTPUPoolPair_lifecycle(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
-			{
-				Config:             imported,
-				ResourceName:       pairAddr,
-				ImportState:        true,
-				ImportStateId:      ref.String() + "/nodePools/on-demand-pool,dws-pool",
-				ImportStatePersist: true,
-			},
+			importTutorialPair(imported, ref),
 			{Config: imported, PlanOnly: true},
 			{
 				Config: lifecycleConfig("life", `, max_surge = 3`, ``),

@@ -47,13 +47,7 @@ func TestAccTPUPoolPair_nodeSettings(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
-			{
-				Config:             nodeSettingsConfig("nodes-gcloud", teamSettings),
-				ResourceName:       pairAddr,
-				ImportState:        true,
-				ImportStateId:      byGcloud.String() + "/nodePools/on-demand-pool,dws-pool",
-				ImportStatePersist: true,
-			},
+			importTutorialPair(nodeSettingsConfig("nodes-gcloud", teamSettings), byGcloud),
 			// Plan A has the service account's default scopes, plan B cloud-platform alone: read from the pool that
 			// differs from the configuration, and planned as a replacement.
 			{Config: nodeSettingsConfig("nodes-gcloud", teamSettings), PlanOnly: true, ExpectNonEmptyPlan: true},

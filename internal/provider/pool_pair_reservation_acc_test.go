@@ -42,6 +42,12 @@ func addReservation(t *testing.T, name string, count int) {
 	}
 }
 
+// importTutorialPair imports the pair of the tutorial's pool names on ref's cluster under config, and keeps it.
+func importTutorialPair(config string, ref clusterscope.Ref) resource.TestStep {
+	return resource.TestStep{Config: config, ResourceName: pairAddr, ImportState: true,
+		ImportStateId: ref.String() + "/nodePools/on-demand-pool,dws-pool", ImportStatePersist: true}
+}
+
 // deletedPools checks that the apply so far deleted n node pools of the cluster: an in-place change deletes none.
 func deletedPools(ref clusterscope.Ref, n int) func(*terraform.State) error {
 	return func(*terraform.State) error {
@@ -70,13 +76,7 @@ func TestAccTPUPoolPair_reservation(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
-			{
-				Config:             reservationPairConfig("res-gcloud", "acc-res-a", "86400s"),
-				ResourceName:       pairAddr,
-				ImportState:        true,
-				ImportStateId:      byGcloud.String() + "/nodePools/on-demand-pool,dws-pool",
-				ImportStatePersist: true,
-			},
+			importTutorialPair(reservationPairConfig("res-gcloud", "acc-res-a", "86400s"), byGcloud),
 			{Config: reservationPairConfig("res-gcloud", "acc-res-a", "86400s"), PlanOnly: true},
 		},
 	})

@@ -25,13 +25,7 @@ func TestAccTPUPoolPair_nodeLocations(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
-			{
-				Config:             nodeSettingsConfig("zones-gcloud", inA),
-				ResourceName:       pairAddr,
-				ImportState:        true,
-				ImportStateId:      byGcloud.String() + "/nodePools/on-demand-pool,dws-pool",
-				ImportStatePersist: true,
-			},
+			importTutorialPair(nodeSettingsConfig("zones-gcloud", inA), byGcloud),
 			{Config: nodeSettingsConfig("zones-gcloud", inA), PlanOnly: true},
 			// Left out, the zones stay GKE's choice: the ones read.
 			{Config: nodeSettingsConfig("zones-gcloud", ""), PlanOnly: true},

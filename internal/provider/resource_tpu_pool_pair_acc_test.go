@@ -421,13 +421,7 @@ resource "dwsfallback_tpu_pool_pair" "test" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
-			{
-				Config:             fmt.Sprintf(tutorial, "by-gcloud"),
-				ResourceName:       pairAddr,
-				ImportState:        true,
-				ImportStateId:      byGcloud.String() + "/nodePools/on-demand-pool,dws-pool",
-				ImportStatePersist: true,
-			},
+			importTutorialPair(fmt.Sprintf(tutorial, "by-gcloud"), byGcloud),
 			{
 				Config:   fmt.Sprintf(tutorial, "by-gcloud"),
 				PlanOnly: true, // an empty plan is what PlanOnly expects

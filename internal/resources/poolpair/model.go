@@ -39,9 +39,11 @@ type poolPairModel struct {
 	DiskSizeGB     types.Int64  `tfsdk:"disk_size_gb"`
 	Gvnic          types.Bool   `tfsdk:"gvnic"`
 	// NodeLocations are both pools' zones; GKE's choice (read back) where the configuration leaves them out.
-	NodeLocations types.Set    `tfsdk:"node_locations"`
-	OnDemand      types.Object `tfsdk:"on_demand"`
-	FlexStart     types.Object `tfsdk:"flex_start"`
+	NodeLocations types.Set `tfsdk:"node_locations"`
+	// SecondaryBootDisks are disks made from images on every node of both pools, set only on a new pool.
+	SecondaryBootDisks types.List   `tfsdk:"secondary_boot_disks"`
+	OnDemand           types.Object `tfsdk:"on_demand"`
+	FlexStart          types.Object `tfsdk:"flex_start"`
 	// Drift names each field of either pool that differs from what the last apply made of it.
 	Drift    types.List     `tfsdk:"drift"`
 	Timeouts timeouts.Value `tfsdk:"timeouts"`

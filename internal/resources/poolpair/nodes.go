@@ -61,6 +61,7 @@ func expandNodeSettings(pm *poolPairModel, cfg *containerpb.NodeConfig) {
 	if n := pm.DiskSizeGB.ValueInt64(); n != catalog.DefaultDiskSizeGB {
 		cfg.DiskSizeGb = int32(n) //nolint:gosec // validated to at least 10; GKE's sizes fit
 	}
+	expandBootDisks(pm.SecondaryBootDisks, cfg)
 	if pm.Gvnic.ValueBool() {
 		cfg.Gvnic = &containerpb.VirtualNIC{Enabled: true}
 	}
@@ -98,6 +99,9 @@ func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, ident
 	}
 	readDisk(was, st, cfg)
 	readZones(was, st, np)
+	if live := bootDisksOf(cfg); differs(was.SecondaryBootDisks, live) {
+		st.SecondaryBootDisks = live
+	}
 	var taints []attr.Value
 	for _, t := range cfg.GetTaints() {
 		if t.GetKey() != wellknown.ComputeClassLabel {
@@ -249,7 +253,7 @@ func copyNodeSettings(m, from *poolPairModel) {
 	m.ServiceAccount, m.OauthScopes, m.ResourceLabels = from.ServiceAccount, from.OauthScopes, from.ResourceLabels
 	m.NetworkTags, m.Labels, m.Taints = from.NetworkTags, from.Labels, from.Taints
 	m.DiskType, m.DiskSizeGB, m.Gvnic = from.DiskType, from.DiskSizeGB, from.Gvnic
-	m.NodeLocations = from.NodeLocations
+	m.NodeLocations, m.SecondaryBootDisks = from.NodeLocations, from.SecondaryBootDisks
 }
 
 // differs says whether a live map or list says something other than was: null and empty say the same.

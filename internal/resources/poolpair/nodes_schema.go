@@ -97,6 +97,7 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 			Default:             booldefault.StaticBool(false),
 			MarkdownDescription: "Whether both pools' nodes use Google Virtual NIC (gcloud's `--enable-gvnic`). Unset means off, as GKE leaves it. Changed in place.",
 		},
+		"secondary_boot_disks": secondaryBootDisksAttribute(),
 		"taints": schema.ListNestedAttribute{
 			Optional: true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{

@@ -60,8 +60,8 @@ func TestExpandClassPoolMatchesGcloud(t *testing.T) {
 func tutorialModel() *tpuPoolPairModel {
 	return &tpuPoolPairModel{
 		poolPairModel: poolPairModel{MachineType: types.StringValue("ct6e-standard-4t"), MinNodes: types.Int64Value(0), MaxNodes: types.Int64Value(4),
-			NodeLocations: types.SetNull(types.StringType)},
-		TPUTopology:   types.StringValue("4x4"),
+			NodeLocations: types.SetNull(types.StringType), SecondaryBootDisks: types.ListNull(bootDiskType)},
+		TPUTopology: types.StringValue("4x4"),
 	}
 }
 
