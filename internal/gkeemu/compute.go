@@ -42,7 +42,7 @@ func (s *Server) serveCompute(w http.ResponseWriter, r *http.Request) {
 	}
 	project, zone, base := p[1], p[3], computeBase(r)+"projects/"+p[1]+"/zones/"+p[3]+"/"
 	switch {
-	case p[4] == "operations" && len(p) >= 6:
+	case p[4] == "operations" && len(p) >= 6 && (r.Method == http.MethodGet || r.Method == http.MethodPost):
 		writeJSON(w, computeOperation(base, p[5], "", ""))
 	case p[4] == "reservations" && len(p) == 5 && r.Method == http.MethodPost:
 		var in computeReservation
@@ -53,6 +53,10 @@ func (s *Server) serveCompute(w http.ResponseWriter, r *http.Request) {
 		count, err := strconv.Atoi(in.SpecificReservation.Count)
 		if err != nil {
 			writeError(w, invalid("Invalid value for field 'resource.specificReservation.count': '%s'.", in.SpecificReservation.Count))
+			return
+		}
+		if s.reservation("", zone, in.Name) != nil { // the emulator keys reservations by zone and name
+			writeError(w, errorf(codes.AlreadyExists, "The resource 'projects/%s/zones/%s/reservations/%s' already exists", project, zone, in.Name))
 			return
 		}
 		machineType := in.SpecificReservation.InstanceProperties.MachineType
@@ -70,6 +74,8 @@ func (s *Server) serveCompute(w http.ResponseWriter, r *http.Request) {
 		case r.Method == http.MethodDelete:
 			s.deleteReservation(res)
 			writeJSON(w, computeOperation(base, "operation-delete-"+p[5], "delete", base+"reservations/"+p[5]))
+		case r.Method != http.MethodGet:
+			writeError(w, errorf(codes.Unimplemented, "The emulator serves reservations' insert, get and delete; %s is not implemented.", r.Method))
 		default:
 			out := computeReservation{Kind: "compute#reservation", Name: res.Name, Zone: base[:len(base)-1], SelfLink: base + "reservations/" + res.Name,
 				Status: "READY", SpecificReservationRequired: res.SpecificOnly}
@@ -96,10 +102,10 @@ func computeOperation(base, name, kind, target string) map[string]any {
 		"status": "DONE", "progress": 100, "zone": base[:len(base)-1], "selfLink": base + "operations/" + name}
 }
 
-// reservation is the reservation of that name in zone, of project or of any project.
+// reservation is the reservation of that name in zone, of project or of any project ("": whichever project).
 func (s *Server) reservation(project, zone, name string) *Reservation {
 	for _, r := range s.Reservations() {
-		if r.Zone == zone && r.Name == name && (r.Project == "" || r.Project == project) {
+		if r.Zone == zone && r.Name == name && (r.Project == "" || project == "" || r.Project == project) {
 			return &r
 		}
 	}

@@ -23,6 +23,10 @@ func TestGcloudReservations(t *testing.T) {
 		got[0].Count != 8 || !got[0].SpecificOnly || got[0].Project != "p" {
 		t.Fatalf("reservations after gcloud's create = %+v", got)
 	}
+	if out, err := g.Try("compute", "reservations", "create", "tpu-res", "--zone=us-east5-b", "--machine-type=ct6e-standard-4t",
+		"--vm-count=4"); err == nil || !strings.Contains(out, "already exists") {
+		t.Errorf("a second create of tpu-res: %v\n%s", err, out)
+	}
 	desc := g.Run("compute", "reservations", "describe", "tpu-res", "--zone=us-east5-b",
 		"--format=value(specificReservation.count,specificReservation.instanceProperties.machineType,specificReservationRequired)")
 	if f := strings.Fields(desc); strings.Join(f, " ") != "8 ct6e-standard-4t True" {

@@ -1,6 +1,8 @@
 package gkeemu
 
 import (
+	"cloud.google.com/go/container/apiv1/containerpb"
+
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 )
 
@@ -9,8 +11,13 @@ import (
 // words GKE uses when a machine type is missing from a zone (Compute Engine's GCE_NOT_FOUND, as GKE relays it). The
 // wording of the region check is ours. A pool without zones of its own is in the cluster's, which is not checked
 // here: the tests and examples still put v5e, v5p and TPU7x pools in us-east5-b, which the docs do not list for them.
-func checkLocations(c *cluster, machineType string, zones []string) *apiError {
+func checkLocations(c *cluster, np *containerpb.NodePool, machineType string, zones []string) *apiError {
 	region := catalog.RegionOf(c.pb.Location)
+	if sl, e := slice(np); e == nil && sl.MultiHost() && len(zones) > 1 {
+		// A slice's chips are joined by ICI in one place; GKE's how-to gives a multi-host pool one zone. Its words
+		// for more are not on record.
+		return invalid("Node pool %s is a multi-host TPU slice (%s of %s), which takes one zone; got %d: %v.", np.GetName(), sl.Topology, sl.MachineType, len(zones), zones)
+	}
 	for _, z := range zones {
 		switch {
 		case !catalog.ZoneRE.MatchString(z):

@@ -234,10 +234,7 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 	if len(np.Locations) == 0 {
 		np.Locations = slices.Clone(c.pb.Locations)
 	}
-	np.InstanceGroupUrls = nil
-	for _, zone := range np.Locations {
-		np.InstanceGroupUrls = append(np.InstanceGroupUrls, instanceGroupURL(c.project, zone, groupBase(clusterName(c.project, c.pb.Location, c.pb.Name), c.pb.Name, np.Name)))
-	}
+	setInstanceGroups(c, np)
 	np.PodIpv4CidrSize = 24
 	np.Etag = fmt.Sprintf("%x", s.opts.Now().UnixNano())
 	cfg := np.Config
@@ -356,7 +353,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	if e := s.validateNodePool(np); e != nil {
 		return nil, e
 	}
-	if e := checkLocations(c, np.Config.GetMachineType(), np.Locations); e != nil {
+	if e := checkLocations(c, np, np.Config.GetMachineType(), np.Locations); e != nil {
 		return nil, e
 	}
 	if e := s.checkReservation(c, np); e != nil {
@@ -377,7 +374,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	return s.startOp(c, containerpb.Operation_CREATE_NODE_POOL, name, func() *apiError {
 		if stockout {
 			msg := fmt.Sprintf("Instance '%s' creation failed: GCE_STOCKOUT: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request. Try a different zone, or try again later.",
-				fmt.Sprintf("gke-%s-%s-0000", c.pb.Name, np.Name), c.project, c.pb.Location)
+				fmt.Sprintf("gke-%s-%s-0000", c.pb.Name, np.Name), c.project, poolZones(c, np)[0])
 			np.Status = containerpb.NodePool_ERROR
 			np.StatusMessage = msg
 			np.Conditions = []*containerpb.StatusCondition{{
@@ -622,10 +619,15 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 			}
 		})
 		if len(req.Locations) > 0 {
-			if e := checkLocations(c, cmp.Or(req.MachineType, cfg.MachineType), req.Locations); e != nil {
+			if e := checkLocations(c, np, cmp.Or(req.MachineType, cfg.MachineType), req.Locations); e != nil {
 				return nil, e
 			}
-			set(true, func() { np.Locations = req.Locations })
+			moved, _ := proto.Clone(np).(*containerpb.NodePool)
+			moved.Locations = req.Locations
+			if e := s.checkReservation(c, moved); e != nil {
+				return nil, e
+			}
+			set(true, func() { np.Locations = req.Locations; setInstanceGroups(c, np) })
 		}
 		set(req.MachineType != "", func() { cfg.MachineType = req.MachineType })
 		machineType := cmp.Or(req.MachineType, cfg.MachineType)
@@ -674,4 +676,12 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 			}
 		}, nil
 	})
+}
+
+// setInstanceGroups gives a pool one instance group per zone, as GKE does.
+func setInstanceGroups(c *cluster, np *containerpb.NodePool) {
+	np.InstanceGroupUrls = nil
+	for _, zone := range np.Locations {
+		np.InstanceGroupUrls = append(np.InstanceGroupUrls, instanceGroupURL(c.project, zone, groupBase(clusterName(c.project, c.pb.Location, c.pb.Name), c.pb.Name, np.Name)))
+	}
 }

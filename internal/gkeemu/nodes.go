@@ -73,6 +73,9 @@ func (s *Server) poolTargets() []poolTarget {
 			}
 			if np.GetAutoscaling().GetTotalMaxNodeCount() > 0 {
 				t.minNodes, t.maxNodes = int(np.Autoscaling.TotalMinNodeCount), int(np.Autoscaling.TotalMaxNodeCount)
+			} else if zones := len(poolZones(c, np)); zones > 1 {
+				// minNodeCount and maxNodeCount are per zone (API reference, NodePoolAutoscaling).
+				t.minNodes, t.maxNodes = t.minNodes*zones, t.maxNodes*zones
 			}
 			if sl, e := slice(np); e == nil {
 				if sl.MultiHost() {

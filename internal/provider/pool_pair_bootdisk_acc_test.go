@@ -77,7 +77,7 @@ func TestAccTPUPoolPair_importEveryFlag(t *testing.T) {
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	both := []string{"--service-account=" + nodesAccount, "--labels=team=ml,cost-center=42", "--tags=tpu,ml",
 		"--node-labels=team=ml", "--node-taints=dedicated=ml:NoSchedule", "--disk-type=hyperdisk-balanced", "--disk-size=200",
-		"--enable-gvnic", "--node-locations=us-east5-a,us-east5-b",
+		"--enable-gvnic", "--node-locations=us-east5-b",
 		"--secondary-boot-disk=disk-image=global/images/ray-tpu-preloaded,mode=CONTAINER_IMAGE_CACHE"}
 	pools := testutil.ReservationPools("every-flag", "on-demand-pool", "dws-pool", "acc-res-every")
 	g.Run(append(append(pools[0], both...), "--max-surge-upgrade=2", "--max-unavailable-upgrade=1")...)
@@ -86,7 +86,7 @@ func TestAccTPUPoolPair_importEveryFlag(t *testing.T) {
 		`reservation = "acc-res-every" }`, `reservation = "acc-res-every", max_surge = 2, max_unavailable = 1 }`,
 		`max_run_duration = "86400s" }`, `max_run_duration = "86400s", auto_repair = false }`,
 	).Replace(reservationPairConfig("every-flag", "acc-res-every", "86400s"))
-	cfg = cfg[:strings.LastIndex(cfg, "}")] + teamSettings + preloaded + "\n" + `node_locations = ["us-east5-b", "us-east5-a"]` + "\n}\n"
+	cfg = cfg[:strings.LastIndex(cfg, "}")] + teamSettings + preloaded + "\n" + `node_locations = ["us-east5-b"]` + "\n}\n"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{

@@ -82,6 +82,10 @@ func bootDisksOf(cfg *containerpb.NodeConfig) types.List {
 	return listOrNull(bootDiskType, out)
 }
 
+func sameBootDisk(a, b *containerpb.SecondaryBootDisk) bool {
+	return a.GetDiskImage() == b.GetDiskImage() && a.GetMode() == b.GetMode()
+}
+
 // bootDisksChange says whether the disks change from state to plan; none and an empty list are the same.
 func bootDisksChange(_ context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
 	resp.RequiresReplace = req.PlanValue.IsUnknown() || differs(req.StateValue, req.PlanValue)

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkedrift"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
 )
@@ -48,7 +49,7 @@ func planZones(configured types.Set, plan, prior *poolPairModel) {
 		return
 	}
 	if prior == nil || prior.NodeLocations.IsNull() || driftIn(prior, "locations") ||
-		!plan.Cluster.Equal(prior.Cluster) || !plan.Project.Equal(prior.Project) || !plan.Location.Equal(prior.Location) {
+		!clusterscope.Same(plan.Cluster.ValueString(), prior.Cluster.ValueString()) || !plan.Project.Equal(prior.Project) || !plan.Location.Equal(prior.Location) {
 		plan.NodeLocations = types.SetUnknown(types.StringType)
 		return
 	}
@@ -75,6 +76,18 @@ func zonesMadeIn(baselines map[string]*containerpb.NodePool, names ...string) ty
 		}
 	}
 	return types.SetNull(types.StringType)
+}
+
+// recordZones gives each baseline without zones (written before node_locations, or from a state without them) the
+// zones its pool is in now, once, and says whether it did: from then on a pool moved by hand shows in drift.
+func recordZones(baselines map[string]*containerpb.NodePool, live ...*containerpb.NodePool) bool {
+	added := false
+	for _, np := range live {
+		if b := baselines[np.GetName()]; b != nil && len(b.GetLocations()) == 0 && len(np.GetLocations()) > 0 {
+			b.Locations, added = slices.Sorted(slices.Values(np.GetLocations())), true
+		}
+	}
+	return added
 }
 
 // validateZones checks at plan time, once the cluster's location is known, what the configuration shows of the

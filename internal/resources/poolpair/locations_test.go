@@ -3,6 +3,7 @@ package poolpair
 import (
 	"testing"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -40,5 +41,24 @@ func TestPlanZones(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"us-east5-a", "us-east5-b"}, zonesOf(zones("us-east5-b", "us-east5-a"))); d != "" {
 		t.Errorf("zonesOf sorts (-want +got):\n%s", d)
+	}
+}
+
+// TestRecordZones: a baseline from before node_locations takes its pool's zones once; one that has zones keeps them.
+func TestRecordZones(t *testing.T) {
+	t.Parallel()
+	baselines := map[string]*containerpb.NodePool{"od": {Name: "od"}, "dws": {Name: "dws", Locations: []string{"us-east5-b"}}}
+	live := []*containerpb.NodePool{{Name: "od", Locations: []string{"us-east5-b", "us-east5-a"}}, {Name: "dws", Locations: []string{"us-east5-a"}}}
+	if !recordZones(baselines, live...) {
+		t.Fatal("recordZones added nothing")
+	}
+	if d := cmp.Diff([]string{"us-east5-a", "us-east5-b"}, baselines["od"].Locations); d != "" {
+		t.Errorf("od (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"us-east5-b"}, baselines["dws"].Locations); d != "" {
+		t.Errorf("dws keeps the zones it was made in (-want +got):\n%s", d)
+	}
+	if recordZones(baselines, live...) {
+		t.Error("a second call added zones again")
 	}
 }

@@ -506,6 +506,9 @@ func incompatible(role poolRole, m pairModel, have, want *containerpb.NodePool) 
 		return fmt.Sprintf("runs as service account %s, not %s", describeAccount(serviceAccountOf(have.GetConfig())), describeAccount(serviceAccountOf(want.GetConfig())))
 	case !slices.Equal(sortedScopes(have.GetConfig()), sortedScopes(want.GetConfig())):
 		return fmt.Sprintf("has OAuth scopes %v, not %v", sortedScopes(have.GetConfig()), sortedScopes(want.GetConfig()))
+	case !slices.EqualFunc(have.GetConfig().GetSecondaryBootDisks(), want.GetConfig().GetSecondaryBootDisks(), sameBootDisk):
+		return fmt.Sprintf("has secondary boot disks %s, not %s, which GKE attaches only to a new pool",
+			bootDisksOf(have.GetConfig()), bootDisksOf(want.GetConfig()))
 	}
 	return m.incompatible(have, want)
 }

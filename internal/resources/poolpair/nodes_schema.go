@@ -88,7 +88,7 @@ func nodeSettingsAttributes() map[string]schema.Attribute {
 				setvalidator.SizeAtLeast(1),
 				setvalidator.ValueStringsAre(stringvalidator.RegexMatches(catalog.ZoneRE, "must be a zone, such as us-east5-b")),
 			},
-			MarkdownDescription: "Zones of both pools' nodes (gcloud's `--node-locations`), each in the cluster's region. Unset, GKE's choice: the cluster's zones, read back here; a pool moved by hand then shows in `drift` and the apply moves it back. Changed in place. " +
+			MarkdownDescription: "Zones of both pools' nodes (gcloud's `--node-locations`), each in the cluster's region. Unset, GKE's choice: the cluster's zones, read back here; a pool moved by hand then shows in `drift` and the apply moves it back. Changed in place. A multi-host TPU slice lives in one zone; with several zones (single-host slices, GPUs), `min_nodes` and `max_nodes` are per zone, as GKE's autoscaling limits are. " +
 				"For a TPU machine type each zone must offer it: the plan checks the zones of North America against Cloud TPU's \"TPU regions and zones\", and leaves other zones to GKE.",
 		},
 		"gvnic": schema.BoolAttribute{

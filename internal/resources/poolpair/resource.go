@@ -95,7 +95,7 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 	if st := P(&st).pair(); st.DiskType.IsUnknown() {
 		st.DiskType = orNull(catalog.DefaultDiskType(st.MachineType.ValueString()))
 	}
-	// Zones left to GKE are read from the first pool made; until then, none (an unknown cannot be kept in state).
+	// Zones left to GKE are read from the pools as each is made; until then, none (an unknown cannot be kept in state).
 	if st := P(&st).pair(); st.NodeLocations.IsUnknown() {
 		st.NodeLocations = types.SetNull(types.StringType)
 	}
@@ -167,6 +167,7 @@ func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequ
 	missing := recordMissing(baselines, P(&st), onDemand, flex)
 	flattenPair(P(&st), ref, pools[onDemand], pools[flex], identity)
 	missing = recordMissing(baselines, P(&st), onDemand, flex) || missing
+	missing = recordZones(baselines, pools[onDemand], pools[flex]) || missing
 	if missing {
 		writePoolBaselines(ctx, resp.Private, baselines, &resp.Diagnostics)
 	}

@@ -44,6 +44,12 @@ func (m *tpuPoolPairModel) validate(diags *diag.Diagnostics) {
 		return
 	}
 	validateSliceBounds(m, s, diags)
+	if zones := zonesOf(m.NodeLocations); s.MultiHost() && len(zones) > 1 {
+		diags.AddAttributeError(path.Root("node_locations"), "A multi-host slice lives in one zone",
+			fmt.Sprintf("node_locations has %d zones, but a %s slice of %s spans %d nodes joined by the chips' interconnect, which GKE creates in one zone "+
+				"(GKE's \"Deploy TPU workloads in GKE Standard\": a multi-host slice pool takes one --node-locations zone). Give one zone, or a single-host topology.",
+				len(zones), s.Topology, s.MachineType, s.NodesPerSlice))
+	}
 	if s.MultiHost() && !mt.NeedsWorkloadPolicy {
 		// A slice placed by a workload policy (TPU7x) is not compactly placed; what GKE says of it is not on record.
 		validateBlueGreenSlice(m.OnDemand, s.Topology, s.NodesPerSlice, diags)
