@@ -46,7 +46,7 @@ func gpuPairAttributes() map[string]schema.Attribute {
 		},
 		"max_gpus": schema.Int64Attribute{
 			Computed:            true,
-			MarkdownDescription: "GPUs of each pool at `max_nodes`: the most a Kueue flavor's `nvidia.com/gpu` quota can use (`tostring(max_gpus)`).",
+			MarkdownDescription: "GPUs of each pool at `max_nodes`: the most a Kueue flavor's `nvidia.com/gpu` quota can use (`tostring(max_gpus)`). Per zone: a pool in several `node_locations` can reach this many GPUs in each.",
 		},
 	}
 }

@@ -118,12 +118,12 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 			Computed:            true,
 			Default:             int64default.StaticInt64(0),
 			Validators:          []validator.Int64{int64validator.AtLeast(0)},
-			MarkdownDescription: "Autoscaling minimum of each pool, in nodes (default 0). Queued provisioning needs 0 on the flex-start pool. Updated in place.",
+			MarkdownDescription: "Autoscaling minimum of each pool, in nodes (default 0), per zone as GKE counts it when `node_locations` has several. Queued provisioning needs 0 on the flex-start pool. Updated in place.",
 		},
 		"max_nodes": schema.Int64Attribute{
 			Required:            true,
 			Validators:          []validator.Int64{int64validator.Between(1, 1000)},
-			MarkdownDescription: "Autoscaling maximum of each pool, in nodes; for multi-host TPU slices a multiple of `nodes_per_slice`. Updated in place.",
+			MarkdownDescription: "Autoscaling maximum of each pool, in nodes, per zone as GKE counts it when `node_locations` has several; for multi-host TPU slices a multiple of `nodes_per_slice`. Updated in place.",
 		},
 		"compute_class": schema.StringAttribute{
 			Optional:            true,

@@ -51,7 +51,7 @@ func tpuPairAttributes() map[string]schema.Attribute {
 		},
 		"max_chips": schema.Int64Attribute{
 			Computed:            true,
-			MarkdownDescription: "TPU chips of each pool at `max_nodes`: the most a Kueue flavor's `google.com/tpu` quota can use (`tostring(max_chips)`), so quotas follow `max_nodes`.",
+			MarkdownDescription: "TPU chips of each pool at `max_nodes`: the most a Kueue flavor's `google.com/tpu` quota can use (`tostring(max_chips)`), so quotas follow `max_nodes`. Per zone: a single-host pool in several `node_locations` can reach this many chips in each.",
 		},
 		"chips_per_slice": schema.Int64Attribute{
 			Computed:            true,
