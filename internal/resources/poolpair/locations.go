@@ -56,7 +56,8 @@ func planZones(configured types.Set, plan, prior *poolPairModel) {
 	plan.NodeLocations = prior.NodeLocations
 }
 
-// driftIn says whether drift names field of either pool.
+// driftIn says whether drift names field of either pool: state then holds that pool's value, which the apply
+// changes back (keeping it would move the other pool).
 func driftIn(prior *poolPairModel, field string) bool {
 	_, fields := gkedrift.ByPool(tfvalue.StringList(prior.Drift))
 	for _, fs := range fields {

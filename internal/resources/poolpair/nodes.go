@@ -167,23 +167,11 @@ func planDiskType(ctx context.Context, config tfsdk.Config, plan, prior *poolPai
 		return
 	case !tfvalue.Known(plan.MachineType):
 		plan.DiskType = types.StringUnknown()
-	case def == "" && prior != nil && prior.MachineType.Equal(plan.MachineType) && !diskDrifted(prior):
+	case def == "" && prior != nil && prior.MachineType.Equal(plan.MachineType) && !driftIn(prior, "config.diskType"):
 		plan.DiskType = prior.DiskType
 	default:
 		plan.DiskType = orNull(def)
 	}
-}
-
-// diskDrifted says whether one pool's disk type was changed by hand: state then holds that pool's, and keeping it
-// would move the other pool's disk.
-func diskDrifted(prior *poolPairModel) bool {
-	_, fields := gkedrift.ByPool(tfvalue.StringList(prior.Drift))
-	for _, fs := range fields {
-		if slices.Contains(fs, "config.diskType") {
-			return true
-		}
-	}
-	return false
 }
 
 // validateNodeSettings checks what the configuration alone shows of the node settings: a boot disk the machine type
