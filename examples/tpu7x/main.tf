@@ -15,9 +15,9 @@ provider "dwsfallback" {
 }
 
 variable "location" {
-  description = "Zone of the cluster."
+  description = "Zone of the cluster: one that offers TPU7x (Cloud TPU's \"TPU regions and zones\" lists us-central1-c)."
   type        = string
-  default     = "us-east5-b"
+  default     = "us-central1-c"
 }
 
 variable "cluster" {

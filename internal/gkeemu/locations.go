@@ -9,8 +9,7 @@ import (
 // checkLocations refuses node pool zones (NodePool.locations, gcloud's --node-locations) GKE would: a name that is
 // no zone, a zone outside the cluster's region, and a zone that does not offer the pool's TPU machine type, in the
 // words GKE uses when a machine type is missing from a zone (Compute Engine's GCE_NOT_FOUND, as GKE relays it). The
-// wording of the region check is ours. A pool without zones of its own is in the cluster's, which is not checked
-// here: the tests and examples still put v5e, v5p and TPU7x pools in us-east5-b, which the docs do not list for them.
+// wording of the region check is ours. A pool without zones of its own is in the cluster's (see checkClusterZones).
 func checkLocations(c *cluster, np *containerpb.NodePool, machineType string, zones []string) *apiError {
 	region := catalog.RegionOf(c.pb.Location)
 	if sl, e := slice(np); e == nil && sl.MultiHost() && len(zones) > 1 {
@@ -25,6 +24,21 @@ func checkLocations(c *cluster, np *containerpb.NodePool, machineType string, zo
 		case catalog.RegionOf(z) != region:
 			return invalid("Node pool locations must be zones of the cluster's region %s; %s is not.", region, z)
 		case !catalog.OffersTPU(machineType, z):
+			return invalid("Invalid machine type %q in zone %q: GCE_NOT_FOUND", machineType, z)
+		}
+	}
+	return nil
+}
+
+// checkClusterZones refuses a new pool without zones of its own whose machine type a zone of the cluster lacks: GKE
+// creates such a pool in the cluster's zones, and Compute refuses the instance template there.
+func checkClusterZones(c *cluster, np *containerpb.NodePool) *apiError {
+	if len(np.GetLocations()) > 0 {
+		return nil
+	}
+	machineType := np.GetConfig().GetMachineType()
+	for _, z := range poolZones(c, np) {
+		if !catalog.OffersTPU(machineType, z) {
 			return invalid("Invalid machine type %q in zone %q: GCE_NOT_FOUND", machineType, z)
 		}
 	}

@@ -19,12 +19,13 @@ func tpuPool(name string, zones ...string) string {
 func TestNodePoolLocations(t *testing.T) {
 	t.Parallel()
 	emu := New(Options{})
-	for _, loc := range []string{"us-east5-b"} {
+	for _, loc := range []string{"us-east5-b", "us-east5-c"} {
 		if code, body := serve(t, emu, "POST", "/v1/projects/p/locations/"+loc+"/clusters", `{"cluster":{"name":"c","initialNodeCount":1}}`); code != 200 {
 			t.Fatalf("create cluster in %s: %d %s", loc, code, body)
 		}
 	}
 	east := "/v1/projects/p/locations/us-east5-b/clusters/c/nodePools"
+	noV6e := "/v1/projects/p/locations/us-east5-c/clusters/c/nodePools"
 	for _, tc := range []struct {
 		name, path, body string
 		code             int
@@ -36,6 +37,8 @@ func TestNodePoolLocations(t *testing.T) {
 		{"a multi-host slice in two zones", east, tpuPool("a", "us-east5-a", "us-east5-b"), 400, "multi-host TPU slice (4x4 of ct6e-standard-4t), which takes one zone"},
 		{"another zone of the region", east, tpuPool("moved", "us-east5-a"), 200, ""},
 		{"the cluster's zone", east, tpuPool("here"), 200, ""},
+		{"the cluster's zone, without v6e", noV6e, tpuPool("a"), 400, `Invalid machine type "ct6e-standard-4t" in zone "us-east5-c": GCE_NOT_FOUND`},
+		{"a zone of its own beside the cluster's", noV6e, tpuPool("a", "us-east5-b"), 200, ""},
 	} {
 		code, body := serve(t, emu, "POST", tc.path, tc.body)
 		var e struct{ Error struct{ Message string } }

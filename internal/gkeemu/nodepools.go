@@ -353,7 +353,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	if e := s.validateNodePool(np); e != nil {
 		return nil, e
 	}
-	if e := checkLocations(c, np, np.Config.GetMachineType(), np.Locations); e != nil {
+	if e := cmp.Or(checkLocations(c, np, np.Config.GetMachineType(), np.Locations), checkClusterZones(c, np)); e != nil {
 		return nil, e
 	}
 	if e := s.checkReservation(c, np); e != nil {

@@ -49,7 +49,7 @@ func TestAccExamples_cleanAfterApply(t *testing.T) {
 			return []string{"-var", "cluster=" + createRayCluster(t, "example-gpu").String()}
 		}},
 		{"tpu7x", func(t *testing.T) []string {
-			return []string{"-var", "cluster=" + createRayCluster(t, "example-tpu7x").String()}
+			return []string{"-var", "cluster=" + createRayClusterIn(t, tpu7xZone, "example-tpu7x").String()}
 		}},
 	} {
 		t.Run(tc.example, func(t *testing.T) {

@@ -102,9 +102,15 @@ func createTestCluster(t *testing.T, name string) clusterscope.Ref {
 // createClusterAs makes the cluster described, waits until it is RUNNING, and deletes it when the test ends.
 func createClusterAs(t *testing.T, cl *containerpb.Cluster) clusterscope.Ref {
 	t.Helper()
-	ref := clusterscope.Ref{Project: testProject, Location: testLocation, Name: cl.Name}
+	return createClusterIn(t, testLocation, cl)
+}
+
+// createClusterIn is createClusterAs in another location: a zone that offers a TPU testLocation lacks.
+func createClusterIn(t *testing.T, location string, cl *containerpb.Cluster) clusterscope.Ref {
+	t.Helper()
+	ref := clusterscope.Ref{Project: testProject, Location: location, Name: cl.Name}
 	c := gkeAPI(t)
-	parent := fmt.Sprintf("projects/%s/locations/%s", testProject, testLocation)
+	parent := fmt.Sprintf("projects/%s/locations/%s", testProject, location)
 	err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.API().CreateCluster(ctx, &containerpb.CreateClusterRequest{Parent: parent, Cluster: cl})
 	}, nil)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"cloud.google.com/go/container/apiv1/containerpb"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -21,16 +22,19 @@ import (
 // leaving the other team's queue and the shared objects intact, and a final destroy that leaves nothing.
 func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
 	requireStack(t)
-	ref := createTestCluster(t, "acc-platform")
+	// No zone on record offers both v6e and v5e: the cluster is in us-central1-b (v6e), the v5e pair in
+	// us-central1-a, and the states name the cluster by id.
+	ref := createClusterIn(t, "us-central1-b", &containerpb.Cluster{Name: "acc-platform", InitialClusterVersion: "1.34",
+		NodePools: []*containerpb.NodePool{{Name: "default-pool", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "n2-standard-16"}}}})
 	root := copyTree(t, "testdata/platform")
 	infra := newTFRunIn(t, filepath.Join(root, "infra"))
 	jobs := newTFRunIn(t, filepath.Join(root, "jobs"))
 	infraVars := map[string]any{
-		"cluster": ref.Name,
+		"cluster": ref.String(),
 		"pairs": map[string]any{
 			"v6e": map[string]any{"machine_type": "ct6e-standard-4t", "topology": "4x4", "max_nodes": 4,
 				"pools": map[string]string{"on_demand": "v6e-od", "flex_start": "v6e-dws-pool"}},
-			"v5e": map[string]any{"machine_type": "ct5lp-hightpu-4t", "topology": "2x4", "max_nodes": 2,
+			"v5e": map[string]any{"machine_type": "ct5lp-hightpu-4t", "topology": "2x4", "max_nodes": 2, "node_locations": []string{"us-central1-a"},
 				"pools": map[string]string{"on_demand": "v5e-od", "flex_start": "v5e-dws-pool"}},
 		},
 		"teams": map[string]any{
@@ -40,7 +44,7 @@ func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
 	}
 	writeJSON(t, filepath.Join(root, "infra", "terraform.tfvars.json"), infraVars)
 	writeJSON(t, filepath.Join(root, "jobs", "terraform.tfvars.json"), map[string]any{
-		"cluster": ref.Name,
+		"cluster": ref.String(),
 		"jobs": map[string]any{
 			"a-v6e-1": map[string]string{"team": "a", "generation": "v6e"},
 			"a-v6e-2": map[string]string{"team": "a", "generation": "v6e"},

@@ -84,6 +84,7 @@ func TestAccTPUPoolPair_nodeLocationsBadInput(t *testing.T) {
 		{"another region", `node_locations = ["us-central1-b"]`, `A zone outside the cluster's region`},
 		{"a zone without v6e", `node_locations = ["us-east5-c"]`, `A zone without the machine type`},
 		{"a multi-host slice in two zones", `node_locations = ["us-east5-a", "us-east5-b"]`, `A multi-host slice lives in one zone`},
+		{"left out, in a cluster zone without v6e", `location = "us-east5-c"`, `The cluster's zone lacks the machine type`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{

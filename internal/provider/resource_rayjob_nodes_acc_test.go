@@ -28,7 +28,13 @@ import (
 // n2-standard-16 in default-pool), so that KubeRay's operator runs for it, and deletes it when the test ends.
 func createRayCluster(t *testing.T, name string) clusterscope.Ref {
 	t.Helper()
-	ref := createClusterAs(t, &containerpb.Cluster{
+	return createRayClusterIn(t, testLocation, name)
+}
+
+// createRayClusterIn is createRayCluster in another location.
+func createRayClusterIn(t *testing.T, location, name string) clusterscope.Ref {
+	t.Helper()
+	ref := createClusterIn(t, location, &containerpb.Cluster{
 		Name: name, InitialClusterVersion: "1.34", InitialNodeCount: 3,
 		NodeConfig:   &containerpb.NodeConfig{MachineType: "n2-standard-16"},
 		AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}},

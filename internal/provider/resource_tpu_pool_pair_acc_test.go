@@ -501,21 +501,26 @@ func samePools(t *testing.T, want map[string]*containerpb.NodePool, b clustersco
 	}
 }
 
+// tpu7xZone is the one zone on record that offers TPU7x.
+const tpu7xZone = "us-central1-c"
+
 // TestAccTPU7x: a multi-host TPU7x pair made by gcloud (placed by a workload policy) imports with an empty plan; one
 // made by Terraform carries the same pools, and jobs land on it: job 1 on demand, job 2 on DWS, two nodes each.
 func TestAccTPU7x(t *testing.T) {
 	requireStack(t)
 	// The jobs' cluster first: it takes the control plane the suite shares, which the checks read.
-	byTerraform := createRayCluster(t, "acc-tpu7x")
-	byGcloud := createTestCluster(t, "tpu7x-gcloud")
+	// TPU7x is in one zone on record, us-central1-c: the clusters are there, the provider's default location.
+	byTerraform := createRayClusterIn(t, tpu7xZone, "acc-tpu7x")
+	byGcloud := createClusterIn(t, tpu7xZone, &containerpb.Cluster{Name: "tpu7x-gcloud", InitialClusterVersion: "1.34",
+		NodePools: []*containerpb.NodePool{{Name: "default-pool", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "n2-standard-16"}}}})
 	dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
-	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 4) {
+	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, tpu7xZone, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 4) {
 		g.Run(cmd...)
 	}
 	fromGcloud := testPools(t, byGcloud)
 	pair := func(cluster string) string {
-		return strings.Replace(strings.Replace(pairConfig(cluster, "on-demand-pool", "dws-pool", 4),
+		return fmt.Sprintf("provider \"dwsfallback\" {\n  location = %q\n}\n", tpu7xZone) + strings.Replace(strings.Replace(pairConfig(cluster, "on-demand-pool", "dws-pool", 4),
 			`"ct6e-standard-4t"`, `"tpu7x-standard-4t"`, 1), `tpu_topology = "4x4"`, `tpu_topology = "2x2x2"`+"\n  placement_policy = \"tpu7x-2x2x2\"", 1)
 	}
 	resource.Test(t, resource.TestCase{

@@ -150,8 +150,8 @@ func GPUPools(cluster, onDemand, dws, machineType, accelerator string, flexStart
 
 // TPU7xPools are the tutorial's two pools for a multi-host TPU7x slice placed by a workload policy (GKE "About
 // Ironwood (TPU7x) in GKE": --placement-policy), with --tpu-topology kept as Google's TPU7x recipes pass it.
-func TPU7xPools(cluster, onDemand, dws, topology, policy string, maxNodes int) [][]string {
-	common := []string{"--cluster=" + cluster, "--location=us-east5-b", "--machine-type=tpu7x-standard-4t",
+func TPU7xPools(cluster, location, onDemand, dws, topology, policy string, maxNodes int) [][]string {
+	common := []string{"--cluster=" + cluster, "--location=" + location, "--machine-type=tpu7x-standard-4t",
 		"--tpu-topology=" + topology, "--placement-policy=" + policy}
 	maxFlag := fmt.Sprintf("--max-nodes=%d", maxNodes)
 	return [][]string{

@@ -459,7 +459,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	planZones(zones, plan, prior)
 	if prior == nil || !plan.NodeLocations.Equal(prior.NodeLocations) || !plan.Location.Equal(prior.Location) || !plan.MachineType.Equal(prior.MachineType) {
 		// Only where the zones or the machine type change: a pair already made stays plannable, whatever the catalog says.
-		validateZones(plan, &resp.Diagnostics)
+		validateZones(plan, zones, &resp.Diagnostics)
 	}
 	// Drift is repaired by the apply, and is empty after it.
 	plan.Drift = tfdrift.List(nil)

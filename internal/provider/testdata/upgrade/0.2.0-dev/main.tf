@@ -1,6 +1,12 @@
 # What the 0.2.0 development line applied at 88358d0 for the upgrade fixture beside it: pool pairs with the settings
 # that line added (node identity, labels, tags, taints, plan B's run limit), before the boot disk, gVNIC and
-# lifecycle attributes, which an upgrade must read without planning a change.
+# lifecycle attributes, which an upgrade must read without planning a change. The cluster is in us-east5-a, the one
+# zone on record offering both v6e and v5p (the line applied it in us-east5-b, which lacks v5p; the state's location
+# was moved with it).
+
+provider "dwsfallback" {
+  location = "us-east5-a"
+}
 
 resource "dwsfallback_cluster" "c" {
   name                = "upg2"

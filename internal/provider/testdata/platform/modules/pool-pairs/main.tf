@@ -15,7 +15,9 @@ variable "pairs" {
     machine_type = string
     topology     = string
     max_nodes    = number
-    pools        = object({ on_demand = string, flex_start = string })
+    # Unset, the pools are in the cluster's zone.
+    node_locations = optional(list(string))
+    pools          = object({ on_demand = string, flex_start = string })
   }))
 }
 
@@ -25,8 +27,10 @@ resource "dwsfallback_tpu_pool_pair" "this" {
   machine_type = each.value.machine_type
   tpu_topology = each.value.topology
   max_nodes    = each.value.max_nodes
-  on_demand    = { name = each.value.pools.on_demand }
-  flex_start   = { name = each.value.pools.flex_start }
+  # A null keeps GKE's choice, as leaving the attribute out does.
+  node_locations = each.value.node_locations
+  on_demand      = { name = each.value.pools.on_demand }
+  flex_start     = { name = each.value.pools.flex_start }
 }
 
 output "pairs" {
