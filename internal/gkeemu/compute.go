@@ -55,14 +55,15 @@ func (s *Server) serveCompute(w http.ResponseWriter, r *http.Request) {
 			writeError(w, invalid("Invalid value for field 'resource.specificReservation.count': '%s'.", in.SpecificReservation.Count))
 			return
 		}
-		if s.reservation("", zone, in.Name) != nil { // the emulator keys reservations by zone and name
-			writeError(w, errorf(codes.AlreadyExists, "The resource 'projects/%s/zones/%s/reservations/%s' already exists", project, zone, in.Name))
-			return
-		}
 		machineType := in.SpecificReservation.InstanceProperties.MachineType
-		if err := s.AddReservation(Reservation{Project: project, Zone: zone, Name: in.Name, MachineType: machineType[strings.LastIndex(machineType, "/")+1:],
-			Count: count, SpecificOnly: in.SpecificReservationRequired}); err != nil {
+		existed, err := s.putReservation(Reservation{Project: project, Zone: zone, Name: in.Name, MachineType: machineType[strings.LastIndex(machineType, "/")+1:],
+			Count: count, SpecificOnly: in.SpecificReservationRequired}, false)
+		switch {
+		case err != nil:
 			writeError(w, invalid("%v", err))
+			return
+		case existed: // the emulator keys reservations by zone and name
+			writeError(w, errorf(codes.AlreadyExists, "The resource 'projects/%s/zones/%s/reservations/%s' already exists", project, zone, in.Name))
 			return
 		}
 		writeJSON(w, computeOperation(base, "operation-insert-"+in.Name, "insert", base+"reservations/"+in.Name))

@@ -50,11 +50,18 @@ func reservationKey(value, zone string) (key, project, name string) {
 
 // AddReservation makes (or resizes) a reservation, as `gcloud compute reservations create` does.
 func (s *Server) AddReservation(r Reservation) error {
+	_, err := s.putReservation(r, true)
+	return err
+}
+
+// putReservation keeps r; one of the same zone and name is replaced only when replace is set, and reported (in the
+// same hold of s.mu, so two concurrent inserts cannot both make it).
+func (s *Server) putReservation(r Reservation, replace bool) (existed bool, err error) {
 	switch {
 	case r.Name == "" || r.Zone == "" || r.MachineType == "":
-		return fmt.Errorf(`a reservation needs "name", "zone" and "machineType", got %+v`, r)
+		return false, fmt.Errorf(`a reservation needs "name", "zone" and "machineType", got %+v`, r)
 	case r.Count < 1 || r.Count > 1000:
-		return fmt.Errorf("the count of reservation %s must be an int in the range [1, 1000], got %d", r.Name, r.Count)
+		return false, fmt.Errorf("the count of reservation %s must be an int in the range [1, 1000], got %d", r.Name, r.Count)
 	}
 	r.InUse = 0
 	s.mu.Lock()
@@ -62,8 +69,11 @@ func (s *Server) AddReservation(r Reservation) error {
 	if s.reservations == nil {
 		s.reservations = map[string]*Reservation{}
 	}
+	if s.reservations[r.key()] != nil && !replace {
+		return true, nil
+	}
 	s.reservations[r.key()] = &r
-	return nil
+	return false, nil
 }
 
 // Reservations are the emulator's reservations with the nodes in use of each, by zone and name.

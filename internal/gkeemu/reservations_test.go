@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -158,5 +161,33 @@ func TestReservationAnyThenFail(t *testing.T) {
 	}
 	if n, capped := room(); n != 8 || !capped {
 		t.Errorf("with tpu-res: room %d, capped %v; want 8, capped", n, capped)
+	}
+}
+
+// TestReservationInsertsRace: of concurrent inserts of one reservation, one makes it and the others get Compute's
+// 409, as the check and the insert are one step.
+func TestReservationInsertsRace(t *testing.T) {
+	t.Parallel()
+	emu := New(Options{})
+	body := `{"name":"r","specificReservation":{"count":"2","instanceProperties":{"machineType":"ct6e-standard-4t"}}}`
+	codes := make(chan int, 8)
+	var wg sync.WaitGroup
+	for range cap(codes) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := httptest.NewRecorder()
+			emu.ServeHTTP(w, httptest.NewRequest("POST", "/compute/v1/projects/p/zones/us-east5-b/reservations", strings.NewReader(body)))
+			codes <- w.Code
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	got := map[int]int{}
+	for c := range codes {
+		got[c]++
+	}
+	if d := cmp.Diff(map[int]int{200: 1, 409: cap(codes) - 1}, got); d != "" {
+		t.Errorf("status codes (-want +got):\n%s", d)
 	}
 }
