@@ -19,11 +19,11 @@ type Types struct {
 
 // NewTypes builds Types from OpenAPI v3 component schemas (the `components.schemas` of the server's documents).
 func NewTypes(schemas map[string]*spec.Schema) (*Types, error) {
-	tc, err := managedfields.NewTypeConverter(schemas, false)
+	c, err := compile(schemas)
 	if err != nil {
-		return nil, fmt.Errorf("reading the API schemas: %w", err)
+		return nil, err
 	}
-	return &Types{tc: tc}, nil
+	return &Types{tc: c.converter()}, nil
 }
 
 // FetchTypes reads the server's OpenAPI v3 documents of the given kinds' group-versions: one request per
@@ -31,12 +31,20 @@ func NewTypes(schemas map[string]*spec.Schema) (*Types, error) {
 // converted: a group-version's other kinds (RayCluster and RayService beside RayJob, each with pod templates inlined)
 // would cost a plan time and memory for nothing.
 func FetchTypes(c openapi.Client, kinds ...schema.GroupVersionKind) (*Types, error) {
+	return CachedTypes(c, "", "", kinds...)
+}
+
+// CachedTypes is FetchTypes with the converted schemas kept in the folder cacheDir, under the documents' addresses
+// on the server host: a later call for the same kinds, in this process or another, reads only the index.
+func CachedTypes(c openapi.Client, cacheDir, host string, kinds ...schema.GroupVersionKind) (*Types, error) {
 	paths, err := c.Paths()
 	if err != nil {
 		return nil, fmt.Errorf("listing the API server's OpenAPI documents: %w", err)
 	}
-	schemas := map[string]*spec.Schema{}
-	for _, gv := range groupVersions(kinds) {
+	gvs := groupVersions(kinds)
+	docs := make([]openapi.GroupVersion, len(gvs))
+	urls := make([]string, len(gvs))
+	for i, gv := range gvs {
 		key := "apis/" + gv.Group + "/" + gv.Version
 		if gv.Group == "" {
 			key = "api/" + gv.Version
@@ -45,15 +53,33 @@ func FetchTypes(c openapi.Client, kinds ...schema.GroupVersionKind) (*Types, err
 		if !ok {
 			return nil, fmt.Errorf("the API server serves no OpenAPI document for %s: is its CRD installed?", gv)
 		}
-		raw, err := doc.Schema("application/json")
-		if err != nil {
-			return nil, fmt.Errorf("reading the OpenAPI document of %s: %w", gv, err)
-		}
-		if err := decodeKinds(raw, kindsOf(gv, kinds), schemas); err != nil {
-			return nil, fmt.Errorf("parsing the OpenAPI document of %s: %w", gv, err)
+		docs[i], urls[i] = doc, doc.ServerRelativeURL()
+	}
+	cache := typeCache{dir: cacheDir}
+	key, cacheable := cache.key(host, urls, kinds)
+	if cacheable {
+		if cc, ok := cache.load(key); ok {
+			return &Types{tc: cc.converter()}, nil
 		}
 	}
-	return NewTypes(schemas)
+	schemas := map[string]*spec.Schema{}
+	for i, doc := range docs {
+		raw, err := doc.Schema("application/json")
+		if err != nil {
+			return nil, fmt.Errorf("reading the OpenAPI document of %s: %w", gvs[i], err)
+		}
+		if err := decodeKinds(raw, kindsOf(gvs[i], kinds), schemas); err != nil {
+			return nil, fmt.Errorf("parsing the OpenAPI document of %s: %w", gvs[i], err)
+		}
+	}
+	cc, err := compile(schemas)
+	if err != nil {
+		return nil, err
+	}
+	if cacheable {
+		cache.store(key, cc) // before the converter's first use fills the types' lookup tables
+	}
+	return &Types{tc: cc.converter()}, nil
 }
 
 func groupVersions(kinds []schema.GroupVersionKind) []schema.GroupVersion {

@@ -1,0 +1,214 @@
+package drift
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/schemaconv"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// compiled is what a set of kinds' schemas come to once converted: structured-merge-diff's types, and the type of
+// each kind. It is what the disk cache keeps, so that a plan in a new provider process neither fetches the API
+// server's OpenAPI documents (a megabyte and more each) nor decodes the RayJob's schema again (about 40 ms).
+type compiled struct {
+	Types []smdschema.TypeDef
+	Kinds map[string]string // "group/version/kind" -> type name
+}
+
+// compile converts OpenAPI schemas as the API server's own type converter does (managedfields.NewTypeConverter:
+// unknown fields not preserved).
+func compile(schemas map[string]*spec.Schema) (*compiled, error) {
+	s, err := schemaconv.ToSchemaFromOpenAPI(schemas, false)
+	if err != nil {
+		return nil, fmt.Errorf("reading the API schemas: %w", err)
+	}
+	c := &compiled{Types: s.Types, Kinds: map[string]string{}}
+	for name, sc := range schemas {
+		for _, gvk := range declaredKinds(sc) {
+			c.Kinds[kindKey(gvk)] = name
+		}
+	}
+	return c, nil
+}
+
+func kindKey(gvk schema.GroupVersionKind) string {
+	return gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
+}
+
+// declaredKinds reads a schema's x-kubernetes-group-version-kind.
+func declaredKinds(s *spec.Schema) []schema.GroupVersionKind {
+	list, _ := s.Extensions["x-kubernetes-group-version-kind"].([]any)
+	var out []schema.GroupVersionKind
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		g, _ := m["group"].(string)
+		v, _ := m["version"].(string)
+		k, _ := m["kind"].(string)
+		if k != "" {
+			out = append(out, schema.GroupVersionKind{Group: g, Version: v, Kind: k})
+		}
+	}
+	return out
+}
+
+// converter is managedfields' TypeConverter over compiled types.
+type converter struct {
+	parser *typed.Parser
+	kinds  map[string]string
+}
+
+func (c *compiled) converter() *converter {
+	return &converter{parser: &typed.Parser{Schema: smdschema.Schema{Types: c.Types}}, kinds: c.Kinds}
+}
+
+func (c *converter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	name, ok := c.kinds[kindKey(gvk)]
+	if !ok {
+		return nil, fmt.Errorf("no type found matching: %v", gvk)
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("%v: only unstructured objects are compared", gvk)
+	}
+	return c.parser.Type(name).FromUnstructured(u.UnstructuredContent(), opts...)
+}
+
+func (c *converter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
+	m, ok := v.AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("failed to convert value to unstructured for type %T", v.AsValue().Unstructured())
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// typeCache keeps compiled types in dir ("" keeps none), under the documents' addresses: the API server puts a hash
+// of each document's content in its address (/openapi/v3/apis/ray.io/v1?hash=...), so a CRD changed on the server
+// is a new address, and an entry is never stale. Documents without a hash are not cached.
+//
+// Entries are gob: structured-merge-diff's types carry only YAML tags, and encoding/json drops the fields that its
+// embedded list and map types share (YAML is exact, but as slow to read as the documents themselves).
+type typeCache struct{ dir string }
+
+// cacheFormat names the entries' encoding, and is part of every key: a provider that encodes otherwise reads none of
+// an older one's entries.
+const cacheFormat = "drift.compiled gob 1, structured-merge-diff v6"
+
+func init() {
+	// A field default (StructField.Default) is any JSON value.
+	gob.Register(map[string]any{})
+	gob.Register([]any{})
+}
+
+func (tc typeCache) key(host string, urls []string, kinds []schema.GroupVersionKind) (string, bool) {
+	if tc.dir == "" {
+		return "", false
+	}
+	for _, u := range urls {
+		if !strings.Contains(u, "hash=") {
+			return "", false
+		}
+	}
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = kindKey(k)
+	}
+	slices.Sort(names)
+	sum := sha256.Sum256([]byte(cacheFormat + "\n" + host + "\n" + strings.Join(slices.Sorted(slices.Values(urls)), "\n") + "\n" + strings.Join(names, "\n")))
+	return hex.EncodeToString(sum[:]), true
+}
+
+func (tc typeCache) load(key string) (*compiled, bool) {
+	b, err := os.ReadFile(filepath.Join(tc.dir, key+".gob"))
+	if err != nil {
+		return nil, false
+	}
+	var c compiled
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&c) != nil || len(c.Kinds) == 0 {
+		return nil, false
+	}
+	return &c, true
+}
+
+// exportedEqual is reflect.DeepEqual on exported fields only: structured-merge-diff's types keep unexported lookup
+// tables, filled on use, that gob neither writes nor needs.
+func exportedEqual(a, b reflect.Value) bool {
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return exportedEqual(a.Elem(), b.Elem())
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if a.Type().Field(i).IsExported() && !exportedEqual(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice:
+		if a.Len() != b.Len() { // nil and empty alike: gob writes neither, and the types read them alike
+			return false
+		}
+		for i := range a.Len() {
+			if !exportedEqual(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.Len() != b.Len() { // nil and empty alike: gob writes neither, and the types read them alike
+			return false
+		}
+		for _, k := range a.MapKeys() {
+			if v := b.MapIndex(k); !v.IsValid() || !exportedEqual(a.MapIndex(k), v) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(a.Interface(), b.Interface())
+	}
+}
+
+// store writes the entry whole or not at all (a temporary file renamed), so that plans side by side never read half
+// of one; and only one that reads back equal: gob leaves out zero values, so a pointer to an empty struct would come
+// back nil. A cache that cannot be written costs the next plan a fetch, nothing else.
+func (tc typeCache) store(key string, c *compiled) {
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(c) != nil {
+		return
+	}
+	var back compiled
+	if gob.NewDecoder(bytes.NewReader(buf.Bytes())).Decode(&back) != nil || !exportedEqual(reflect.ValueOf(c), reflect.ValueOf(&back)) {
+		return
+	}
+	if os.MkdirAll(tc.dir, 0o700) != nil {
+		return
+	}
+	f, err := os.CreateTemp(tc.dir, key+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(buf.Bytes())
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), filepath.Join(tc.dir, key+".gob")) != nil {
+		_ = os.Remove(f.Name())
+	}
+}
