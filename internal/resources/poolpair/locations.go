@@ -104,8 +104,8 @@ func validateZones(plan *poolPairModel, configZones types.Set, diags *diag.Diagn
 	if configZones.IsNull() && !tfvalue.Known(plan.NodeLocations) {
 		if catalog.ZoneRE.MatchString(location) && !catalog.OffersTPU(machineType, location) {
 			diags.AddAttributeError(path.Root("machine_type"), "The cluster's zone lacks the machine type",
-				fmt.Sprintf("The pools would be in the cluster's zone, %s, which does not offer %s: Cloud TPU's \"TPU regions and zones\" lists it in %s. Set node_locations to those of them in the cluster's region (%s), or put the cluster in one of them.",
-					location, machineType, strings.Join(catalog.TPUZones(machineType), ", "), region))
+				fmt.Sprintf("The pools would be in the cluster's zone, %s, which does not offer %s: Cloud TPU's \"TPU regions and zones\" lists it in %s. %s",
+					location, machineType, strings.Join(catalog.TPUZones(machineType), ", "), whereInstead(machineType, region)))
 		}
 		return
 	}
@@ -117,8 +117,23 @@ func validateZones(plan *poolPairModel, configZones types.Set, diags *diag.Diagn
 				fmt.Sprintf("node_locations has %s, but the cluster is in %s: a node pool's zones must be zones of its cluster's region (%s).", z, location, region))
 		case !catalog.OffersTPU(machineType, z):
 			diags.AddAttributeError(at, "A zone without the machine type",
-				fmt.Sprintf("The pools would be in %s, which does not offer %s: Cloud TPU's \"TPU regions and zones\" lists it in %s. Pick one of those in node_locations (it must be in the cluster's region, %s), or put the cluster there.",
-					z, machineType, strings.Join(catalog.TPUZones(machineType), ", "), region))
+				fmt.Sprintf("The pools would be in %s, which does not offer %s: Cloud TPU's \"TPU regions and zones\" lists it in %s. %s",
+					z, machineType, strings.Join(catalog.TPUZones(machineType), ", "), whereInstead(machineType, region)))
 		}
 	}
+}
+
+// whereInstead says where the pools can go: zones of the cluster's region that offer the machine type, or, when
+// none does, a cluster elsewhere.
+func whereInstead(machineType, region string) string {
+	var here []string
+	for _, z := range catalog.TPUZones(machineType) {
+		if catalog.RegionOf(z) == region {
+			here = append(here, z)
+		}
+	}
+	if len(here) == 0 {
+		return fmt.Sprintf("None of them is in the cluster's region, %s: the pools need a cluster in one of their regions.", region)
+	}
+	return fmt.Sprintf("Set node_locations to zones of the cluster's region that do: %s.", strings.Join(here, ", "))
 }

@@ -1,10 +1,12 @@
 package poolpair
 
 import (
+	"strings"
 	"testing"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfdrift"
@@ -60,5 +62,39 @@ func TestRecordZones(t *testing.T) {
 	}
 	if recordZones(baselines, live...) {
 		t.Error("a second call added zones again")
+	}
+}
+
+// TestValidateZones: what the configuration shows of the pools' zones, refused with where they can go instead.
+func TestValidateZones(t *testing.T) {
+	t.Parallel()
+	null := types.SetNull(types.StringType)
+	for _, tc := range []struct {
+		name, location, machineType string
+		config, planned             types.Set
+		want                        string // the error's detail, in part; "" for none
+	}{
+		{"left out, in a zone with the TPU", "us-east5-b", "ct6e-standard-4t", null, types.SetUnknown(types.StringType), ""},
+		{"left out, in a zone without it", "us-east5-c", "ct6e-standard-4t", null, types.SetUnknown(types.StringType),
+			"the cluster's zone, us-east5-c, which does not offer ct6e-standard-4t: Cloud TPU's \"TPU regions and zones\" lists it in us-central1-b, us-east1-d, us-east5-a, us-east5-b. Set node_locations to zones of the cluster's region that do: us-east5-a, us-east5-b."},
+		{"left out, no zone of the region has it", "us-east5-b", "ct5lp-hightpu-4t", null, types.SetUnknown(types.StringType),
+			"None of them is in the cluster's region, us-east5"},
+		{"left out, a regional cluster: GKE's zones, not known", "us-east5", "ct5lp-hightpu-4t", null, types.SetUnknown(types.StringType), ""},
+		{"left out, a pair already made: its zones as read", "us-east5-c", "ct6e-standard-4t", null, zonesValue([]string{"us-east5-b"}), ""},
+		{"from a value not known yet", "us-east5-c", "ct6e-standard-4t", types.SetUnknown(types.StringType), types.SetUnknown(types.StringType), ""},
+		{"a zone without it", "us-east5-b", "ct6e-standard-4t", zonesValue([]string{"us-east5-c"}), zonesValue([]string{"us-east5-c"}),
+			"The pools would be in us-east5-c"},
+		{"a GPU machine type: not on record", "us-east5-c", "a3-highgpu-8g", null, types.SetUnknown(types.StringType), ""},
+	} {
+		plan := &poolPairModel{Location: types.StringValue(tc.location), MachineType: types.StringValue(tc.machineType), NodeLocations: tc.planned}
+		var diags diag.Diagnostics
+		validateZones(plan, tc.config, &diags)
+		got := ""
+		for _, d := range diags.Errors() {
+			got += d.Detail()
+		}
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
