@@ -198,14 +198,19 @@ func TestAccBadInput(t *testing.T) {
 		t.Fatalf("only %d bad-input cases", len(cases))
 	}
 	before := emu.Calls()
-	for _, tc := range cases {
-		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
-				Steps:                    []resource.TestStep{{Config: tc.config, PlanOnly: true, ExpectError: messageRE(tc.want)}},
+	// The group returns once its cases, side by side, are done. They run beside each other only: this test is
+	// not parallel, so no other test calls GKE before the count below.
+	t.Run("cases", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+				t.Parallel()
+				resource.Test(t, resource.TestCase{
+					ProtoV6ProviderFactories: testProviders,
+					Steps:                    []resource.TestStep{{Config: tc.config, PlanOnly: true, ExpectError: messageRE(tc.want)}},
+				})
 			})
-		})
-	}
+		}
+	})
 	for m, n := range emu.Calls() {
 		if m != "GetOperation" && n != before[m] {
 			t.Errorf("bad input reached GKE: %s called %d more times", m, n-before[m])
