@@ -206,30 +206,31 @@ func sweepAfter(t *testing.T) {
 			return
 		}
 		c := gkeAPIForCheck()
-		for name := range clusterNames(t) {
-			if before[name] {
+		for ref := range clusterNames(t) {
+			if before[ref] {
 				continue
 			}
-			t.Logf("deleting cluster %s, which the test left behind", name)
-			if err := deleteCluster(c, clusterscope.Ref{Project: testProject, Location: testLocation, Name: name}); err != nil {
-				t.Errorf("deleting cluster %s left behind: %v", name, err)
+			t.Logf("deleting cluster %s, which the test left behind", ref)
+			if err := deleteCluster(c, ref); err != nil {
+				t.Errorf("deleting cluster %s left behind: %v", ref, err)
 			}
 		}
 	})
 }
 
-// clusterNames lists the emulated clusters of the test project.
-func clusterNames(t *testing.T) map[string]bool {
+// clusterNames lists the emulated clusters of the test project, in every location (tests put TPUs that
+// testLocation lacks in zones that offer them).
+func clusterNames(t *testing.T) map[clusterscope.Ref]bool {
 	list, err := gkeAPIForCheck().API().ListClusters(context.Background(), &containerpb.ListClustersRequest{
-		Parent: fmt.Sprintf("projects/%s/locations/%s", testProject, testLocation)})
+		Parent: fmt.Sprintf("projects/%s/locations/-", testProject)})
 	if err != nil {
 		t.Fatalf("listing clusters: %v", err)
 	}
-	names := map[string]bool{}
+	refs := map[clusterscope.Ref]bool{}
 	for _, cl := range list.Clusters {
-		names[cl.Name] = true
+		refs[clusterscope.Ref{Project: testProject, Location: cl.Location, Name: cl.Name}] = true
 	}
-	return names
+	return refs
 }
 
 // adminClients are typed clients of the stack with the admin token, for out-of-band changes and checks.

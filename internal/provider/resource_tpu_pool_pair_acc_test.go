@@ -303,11 +303,11 @@ func TestAccTPUPoolPair_providerLocationChanges(t *testing.T) {
 			{Config: provider(testLocation) + cfg},
 			{Config: provider(testLocation) + cfg, PlanOnly: true},
 			{
-				Config:             provider("us-central1-a") + cfg,
+				Config:             provider("us-central1-b") + cfg, // a zone that offers v6e
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(pairAddr, tfjsonpath.New("location"), knownvalue.StringExact("us-central1-a")),
+					plancheck.ExpectKnownValue(pairAddr, tfjsonpath.New("location"), knownvalue.StringExact("us-central1-b")),
 					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionReplace),
 				}},
 			},

@@ -93,16 +93,16 @@ func recordZones(baselines map[string]*containerpb.NodePool, live ...*containerp
 
 // validateZones checks at plan time, once the cluster's location is known, what the configuration shows of the
 // pools' zones: each in the cluster's region, and each offering a TPU machine type where the catalog has its zones
-// on record. Pools without zones in the configuration (configZones null) go in the cluster's: a zonal cluster's zone
-// must offer the machine type too, as GKE refuses the pools otherwise.
-func validateZones(plan *poolPairModel, configZones types.Set, diags *diag.Diagnostics) {
+// on record. New pools (newPools) without zones in the configuration (configZones null) go in the cluster's: a zonal
+// cluster's zone must offer the machine type too, as GKE refuses the pools otherwise.
+func validateZones(plan *poolPairModel, configZones types.Set, newPools bool, diags *diag.Diagnostics) {
 	if !tfvalue.Known(plan.Location) || !tfvalue.Known(plan.MachineType) {
 		return
 	}
 	location, machineType := plan.Location.ValueString(), plan.MachineType.ValueString()
 	region := catalog.RegionOf(location)
 	if configZones.IsNull() && !tfvalue.Known(plan.NodeLocations) {
-		if catalog.ZoneRE.MatchString(location) && !catalog.OffersTPU(machineType, location) {
+		if newPools && catalog.ZoneRE.MatchString(location) && !catalog.OffersTPU(machineType, location) {
 			diags.AddAttributeError(path.Root("machine_type"), "The cluster's zone lacks the machine type",
 				fmt.Sprintf("The pools would be in the cluster's zone, %s, which does not offer %s: Cloud TPU's \"TPU regions and zones\" lists it in %s. %s",
 					location, machineType, strings.Join(catalog.TPUZones(machineType), ", "), whereInstead(machineType, region)))

@@ -72,23 +72,25 @@ func TestValidateZones(t *testing.T) {
 	for _, tc := range []struct {
 		name, location, machineType string
 		config, planned             types.Set
+		existing                    bool   // a pair already made, its zones not known (a pool moved by hand)
 		want                        string // the error's detail, in part; "" for none
 	}{
-		{"left out, in a zone with the TPU", "us-east5-b", "ct6e-standard-4t", null, types.SetUnknown(types.StringType), ""},
-		{"left out, in a zone without it", "us-east5-c", "ct6e-standard-4t", null, types.SetUnknown(types.StringType),
+		{"left out, in a zone with the TPU", "us-east5-b", "ct6e-standard-4t", null, types.SetUnknown(types.StringType), false, ""},
+		{"left out, in a zone without it", "us-east5-c", "ct6e-standard-4t", null, types.SetUnknown(types.StringType), false,
 			"the cluster's zone, us-east5-c, which does not offer ct6e-standard-4t: Cloud TPU's \"TPU regions and zones\" lists it in us-central1-b, us-east1-d, us-east5-a, us-east5-b. Set node_locations to zones of the cluster's region that do: us-east5-a, us-east5-b."},
-		{"left out, no zone of the region has it", "us-east5-b", "ct5lp-hightpu-4t", null, types.SetUnknown(types.StringType),
+		{"left out, no zone of the region has it", "us-east5-b", "ct5lp-hightpu-4t", null, types.SetUnknown(types.StringType), false,
 			"None of them is in the cluster's region, us-east5"},
-		{"left out, a regional cluster: GKE's zones, not known", "us-east5", "ct5lp-hightpu-4t", null, types.SetUnknown(types.StringType), ""},
-		{"left out, a pair already made: its zones as read", "us-east5-c", "ct6e-standard-4t", null, zonesValue([]string{"us-east5-b"}), ""},
-		{"from a value not known yet", "us-east5-c", "ct6e-standard-4t", types.SetUnknown(types.StringType), types.SetUnknown(types.StringType), ""},
-		{"a zone without it", "us-east5-b", "ct6e-standard-4t", zonesValue([]string{"us-east5-c"}), zonesValue([]string{"us-east5-c"}),
+		{"left out, a regional cluster: GKE's zones, not known", "us-east5", "ct5lp-hightpu-4t", null, types.SetUnknown(types.StringType), false, ""},
+		{"left out, a pair already made: its zones as read", "us-east5-c", "ct6e-standard-4t", null, zonesValue([]string{"us-east5-b"}), true, ""},
+		{"from a value not known yet", "us-east5-c", "ct6e-standard-4t", types.SetUnknown(types.StringType), types.SetUnknown(types.StringType), false, ""},
+		{"a zone without it", "us-east5-b", "ct6e-standard-4t", zonesValue([]string{"us-east5-c"}), zonesValue([]string{"us-east5-c"}), false,
 			"The pools would be in us-east5-c"},
-		{"a GPU machine type: not on record", "us-east5-c", "a3-highgpu-8g", null, types.SetUnknown(types.StringType), ""},
+		{"a GPU machine type: not on record", "us-east5-c", "a3-highgpu-8g", null, types.SetUnknown(types.StringType), false, ""},
+		{"left out, a pair already made, moved by hand: back to its own zones", "us-east5-c", "ct6e-standard-4t", null, types.SetUnknown(types.StringType), true, ""},
 	} {
 		plan := &poolPairModel{Location: types.StringValue(tc.location), MachineType: types.StringValue(tc.machineType), NodeLocations: tc.planned}
 		var diags diag.Diagnostics
-		validateZones(plan, tc.config, &diags)
+		validateZones(plan, tc.config, !tc.existing, &diags)
 		got := ""
 		for _, d := range diags.Errors() {
 			got += d.Detail()

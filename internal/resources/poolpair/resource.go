@@ -457,9 +457,13 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	var zones types.Set
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("node_locations"), &zones)...)
 	planZones(zones, plan, prior)
-	if prior == nil || !plan.NodeLocations.Equal(prior.NodeLocations) || !plan.Location.Equal(prior.Location) || !plan.MachineType.Equal(prior.MachineType) {
+	// New pools without zones of their own go in the cluster's; an existing pair's pools keep the zones they were made
+	// in, even when its state predates node_locations or a pool was moved by hand.
+	newPools := prior == nil || !plan.Cluster.Equal(prior.Cluster) || !plan.Project.Equal(prior.Project) ||
+		!plan.Location.Equal(prior.Location) || !plan.MachineType.Equal(prior.MachineType)
+	if newPools || !plan.NodeLocations.Equal(prior.NodeLocations) {
 		// Only where the zones or the machine type change: a pair already made stays plannable, whatever the catalog says.
-		validateZones(plan, zones, &resp.Diagnostics)
+		validateZones(plan, zones, newPools, &resp.Diagnostics)
 	}
 	// Drift is repaired by the apply, and is empty after it.
 	plan.Drift = tfdrift.List(nil)
