@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -104,9 +106,32 @@ func (c *converter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
 // embedded list and map types share (YAML is exact, but as slow to read as the documents themselves).
 type typeCache struct{ dir string }
 
-// cacheFormat names the entries' encoding, and is part of every key: a provider that encodes otherwise reads none of
-// an older one's entries.
-const cacheFormat = "drift.compiled gob 1, structured-merge-diff v6"
+// cacheFormat names the entries' encoding and the code that makes them, and is part of every key: a build that
+// decodes the documents or converts the schemas otherwise (this module's revision, kube-openapi's schemaconv,
+// structured-merge-diff's types) reads none of another's entries.
+var cacheFormat = func() string {
+	f := "drift.compiled gob 1"
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return f
+	}
+	f += " " + info.Main.Path + "@" + info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+			f += " " + s.Key + "=" + s.Value
+		}
+	}
+	for _, d := range info.Deps {
+		if d.Path == "k8s.io/kube-openapi" || d.Path == "sigs.k8s.io/structured-merge-diff/v6" {
+			f += " " + d.Path + "@" + d.Version
+		}
+	}
+	return f
+}()
+
+// entryLife is how long an entry not read is kept: entries of documents the servers no longer serve (a CRD upgraded,
+// a test stack gone) are removed when a new one is stored.
+const entryLife = 30 * 24 * time.Hour
 
 func init() {
 	// A field default (StructField.Default) is any JSON value.
@@ -114,7 +139,7 @@ func init() {
 	gob.Register([]any{})
 }
 
-func (tc typeCache) key(host string, urls []string, kinds []schema.GroupVersionKind) (string, bool) {
+func (tc typeCache) key(urls []string, kinds []schema.GroupVersionKind) (string, bool) {
 	if tc.dir == "" {
 		return "", false
 	}
@@ -128,7 +153,7 @@ func (tc typeCache) key(host string, urls []string, kinds []schema.GroupVersionK
 		names[i] = kindKey(k)
 	}
 	slices.Sort(names)
-	sum := sha256.Sum256([]byte(cacheFormat + "\n" + host + "\n" + strings.Join(slices.Sorted(slices.Values(urls)), "\n") + "\n" + strings.Join(names, "\n")))
+	sum := sha256.Sum256([]byte(cacheFormat + "\n" + strings.Join(slices.Sorted(slices.Values(urls)), "\n") + "\n" + strings.Join(names, "\n")))
 	return hex.EncodeToString(sum[:]), true
 }
 
@@ -141,6 +166,8 @@ func (tc typeCache) load(key string) (*compiled, bool) {
 	if gob.NewDecoder(bytes.NewReader(b)).Decode(&c) != nil || len(c.Kinds) == 0 {
 		return nil, false
 	}
+	now := time.Now()
+	_ = os.Chtimes(filepath.Join(tc.dir, key+".gob"), now, now) // read: kept another entryLife
 	return &c, true
 }
 
@@ -189,8 +216,8 @@ func exportedEqual(a, b reflect.Value) bool {
 }
 
 // store writes the entry whole or not at all (a temporary file renamed), so that plans side by side never read half
-// of one; and only one that reads back equal: gob leaves out zero values, so a pointer to an empty struct would come
-// back nil. A cache that cannot be written costs the next plan a fetch, nothing else.
+// of one; and only one that reads back equal: gob leaves out zero values, so a pointer to a zero scalar (a *string
+// to "") would come back nil. A cache that cannot be written costs the next plan a fetch, nothing else.
 func (tc typeCache) store(key string, c *compiled) {
 	var buf bytes.Buffer
 	if gob.NewEncoder(&buf).Encode(c) != nil {
@@ -210,5 +237,24 @@ func (tc typeCache) store(key string, c *compiled) {
 	_, werr := f.Write(buf.Bytes())
 	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), filepath.Join(tc.dir, key+".gob")) != nil {
 		_ = os.Remove(f.Name())
+	}
+	tc.prune(time.Now())
+}
+
+// prune removes entries not read for entryLife, and temporary files a process stopped before renaming them.
+func (tc typeCache) prune(now time.Time) {
+	entries, err := os.ReadDir(tc.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		old := now.Sub(info.ModTime())
+		if (strings.HasSuffix(e.Name(), ".gob") && old > entryLife) || (strings.HasSuffix(e.Name(), ".tmp") && old > time.Hour) {
+			_ = os.Remove(filepath.Join(tc.dir, e.Name()))
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,11 +56,11 @@ func TestCachedTypes(t *testing.T) {
 	dir := t.TempDir()
 	reads := 0
 	c := hashedClient{openapitest.NewEmbeddedFileClient(), "A", &reads}
-	fresh, err := CachedTypes(c, dir, "h", podKind)
+	fresh, err := CachedTypes(c, dir, podKind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cached, err := CachedTypes(c, dir, "h", podKind)
+	cached, err := CachedTypes(c, dir, podKind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestCachedTypes(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("cached types' diff (-fresh +cached):\n%s", d)
 	}
-	if _, err := CachedTypes(hashedClient{c.Client, "B", &reads}, dir, "h", podKind); err != nil || reads != 2 {
+	if _, err := CachedTypes(hashedClient{c.Client, "B", &reads}, dir, podKind); err != nil || reads != 2 {
 		t.Errorf("a new hash: err %v, documents read %d, want 2", err, reads)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -97,7 +98,7 @@ func TestCachedTypes(t *testing.T) {
 		t.Errorf("cache holds %d entries, want 2 (one per hash)", len(entries))
 	}
 	noHash := t.TempDir()
-	if _, err := CachedTypes(openapitest.NewEmbeddedFileClient(), noHash, "h", podKind); err != nil {
+	if _, err := CachedTypes(openapitest.NewEmbeddedFileClient(), noHash, podKind); err != nil {
 		t.Fatal(err)
 	}
 	if entries, _ := os.ReadDir(noHash); len(entries) != 0 {
@@ -107,7 +108,7 @@ func TestCachedTypes(t *testing.T) {
 	for _, e := range entries {
 		_ = os.WriteFile(filepath.Join(dir, e.Name()), []byte("not gob"), 0o600)
 	}
-	if _, err := CachedTypes(c, dir, "h", podKind); err != nil || reads != 3 {
+	if _, err := CachedTypes(c, dir, podKind); err != nil || reads != 3 {
 		t.Errorf("a damaged entry: err %v, documents read %d, want 3", err, reads)
 	}
 }
@@ -152,5 +153,31 @@ func TestConverterAsManagedFields(t *testing.T) {
 	}
 	if d := cmp.Diff(sets[0], sets[1]); d != "" {
 		t.Errorf("field sets (-managedfields +ours):\n%s", d)
+	}
+}
+
+// TestPruneTypeCache: entries not read for entryLife, and temporary files left for an hour, go; the rest stay.
+func TestPruneTypeCache(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	now := time.Now()
+	for name, age := range map[string]time.Duration{"fresh.gob": time.Hour, "stale.gob": entryLife + time.Hour,
+		"writing.tmp": time.Minute, "abandoned.tmp": 2 * time.Hour} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typeCache{dir}.prune(now)
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if d := cmp.Diff([]string{"fresh.gob", "writing.tmp"}, left); d != "" {
+		t.Errorf("left (-want +got):\n%s", d)
 	}
 }

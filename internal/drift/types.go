@@ -31,12 +31,13 @@ func NewTypes(schemas map[string]*spec.Schema) (*Types, error) {
 // converted: a group-version's other kinds (RayCluster and RayService beside RayJob, each with pod templates inlined)
 // would cost a plan time and memory for nothing.
 func FetchTypes(c openapi.Client, kinds ...schema.GroupVersionKind) (*Types, error) {
-	return CachedTypes(c, "", "", kinds...)
+	return CachedTypes(c, "", kinds...)
 }
 
 // CachedTypes is FetchTypes with the converted schemas kept in the folder cacheDir, under the documents' addresses
-// on the server host: a later call for the same kinds, in this process or another, reads only the index.
-func CachedTypes(c openapi.Client, cacheDir, host string, kinds ...schema.GroupVersionKind) (*Types, error) {
+// (which hold their content's hash): a later call for the same kinds, in this process or another, reads only the
+// index.
+func CachedTypes(c openapi.Client, cacheDir string, kinds ...schema.GroupVersionKind) (*Types, error) {
 	paths, err := c.Paths()
 	if err != nil {
 		return nil, fmt.Errorf("listing the API server's OpenAPI documents: %w", err)
@@ -56,7 +57,7 @@ func CachedTypes(c openapi.Client, cacheDir, host string, kinds ...schema.GroupV
 		docs[i], urls[i] = doc, doc.ServerRelativeURL()
 	}
 	cache := typeCache{dir: cacheDir}
-	key, cacheable := cache.key(host, urls, kinds)
+	key, cacheable := cache.key(urls, kinds)
 	if cacheable {
 		if cc, ok := cache.load(key); ok {
 			return &Types{tc: cc.converter()}, nil

@@ -42,11 +42,11 @@ func (c *Clients) Types(kinds ...schema.GroupVersionKind) (*drift.Types, error) 
 			e.err = err
 			return
 		}
-		e.types, e.err = drift.CachedTypes(sharedPaths{d.OpenAPIV3(), c.Host}, typesDir(), c.Host, kinds...)
+		e.types, e.err = drift.CachedTypes(sharedPaths{d.OpenAPIV3(), c.Host}, typesDir(), kinds...)
 		if e.err != nil {
 			// The remembered index may predate a CRD installed since.
 			openAPIPaths.Forget(c.Host)
-			e.types, e.err = drift.CachedTypes(sharedPaths{d.OpenAPIV3(), c.Host}, typesDir(), c.Host, kinds...)
+			e.types, e.err = drift.CachedTypes(sharedPaths{d.OpenAPIV3(), c.Host}, typesDir(), kinds...)
 		}
 		if e.err != nil {
 			e.err = fmt.Errorf("%s: %w", c.Host, e.err)
