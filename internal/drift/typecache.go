@@ -108,21 +108,41 @@ type typeCache struct{ dir string }
 
 // cacheFormat names the entries' encoding and the code that makes them, and is part of every key: a build that
 // decodes the documents or converts the schemas otherwise (this module's revision, kube-openapi's schemaconv,
-// structured-merge-diff's types) reads none of another's entries.
+// structured-merge-diff's types) reads none of another's entries. A build its revision does not name (a test
+// binary, uncommitted changes) is named by its executable's path, size and time instead; one that cannot be named
+// keeps no entries (""). Bump the leading number when compile or decodeKinds change what they make.
 var cacheFormat = func() string {
-	f := "drift.compiled gob 1"
+	f := "drift.compiled gob 2"
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return f
+		return ""
 	}
-	f += " " + info.Main.Path + "@" + info.Main.Version
+	revision, modified := "", false
 	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-			f += " " + s.Key + "=" + s.Value
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
 		}
+	}
+	f += " " + info.Main.Path + "@" + info.Main.Version + " " + revision
+	if revision == "" || modified || strings.HasSuffix(info.Main.Version, "+dirty") {
+		exe, err := os.Executable()
+		if err != nil {
+			return ""
+		}
+		st, err := os.Stat(exe)
+		if err != nil {
+			return ""
+		}
+		f += fmt.Sprintf(" %s %d %d", exe, st.Size(), st.ModTime().UnixNano())
 	}
 	for _, d := range info.Deps {
 		if d.Path == "k8s.io/kube-openapi" || d.Path == "sigs.k8s.io/structured-merge-diff/v6" {
+			if d.Replace != nil {
+				d = d.Replace
+			}
 			f += " " + d.Path + "@" + d.Version
 		}
 	}
@@ -139,8 +159,11 @@ func init() {
 	gob.Register([]any{})
 }
 
+// key is the entry's name. The host is not in it: kube-apiserver's hash is of the document's content, so clusters
+// serving the same CRDs share entries. (Every document cached is the core API's, or a CRD's, which kube-apiserver
+// serves.)
 func (tc typeCache) key(urls []string, kinds []schema.GroupVersionKind) (string, bool) {
-	if tc.dir == "" {
+	if tc.dir == "" || cacheFormat == "" {
 		return "", false
 	}
 	for _, u := range urls {

@@ -458,10 +458,11 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("node_locations"), &zones)...)
 	planZones(zones, plan, prior)
 	// New pools without zones of their own go in the cluster's; an existing pair's pools keep the zones they were made
-	// in, even when its state predates node_locations or a pool was moved by hand.
-	newPools := prior == nil || !plan.Cluster.Equal(prior.Cluster) || !plan.Project.Equal(prior.Project) ||
-		!plan.Location.Equal(prior.Location) || !plan.MachineType.Equal(prior.MachineType)
-	if newPools || !plan.NodeLocations.Equal(prior.NodeLocations) {
+	// in, even when its state predates node_locations or a pool was moved by hand. A replacement is planned again
+	// with no prior state, so prior == nil covers every new pool (another cluster, location or machine type), and a
+	// cluster respelled as its id is not one.
+	newPools := prior == nil
+	if newPools || !plan.NodeLocations.Equal(prior.NodeLocations) || !plan.Location.Equal(prior.Location) || !plan.MachineType.Equal(prior.MachineType) {
 		// Only where the zones or the machine type change: a pair already made stays plannable, whatever the catalog says.
 		validateZones(plan, zones, newPools, &resp.Diagnostics)
 	}
