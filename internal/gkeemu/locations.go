@@ -24,7 +24,7 @@ func checkLocations(c *cluster, np *containerpb.NodePool, machineType string, zo
 		case catalog.RegionOf(z) != region:
 			return invalid("Node pool locations must be zones of the cluster's region %s; %s is not.", region, z)
 		case !catalog.OffersTPU(machineType, z):
-			return invalid("Invalid machine type %q in zone %q: GCE_NOT_FOUND", machineType, z)
+			return machineTypeNotFound(machineType, z)
 		}
 	}
 	return nil
@@ -39,8 +39,13 @@ func checkClusterZones(c *cluster, np *containerpb.NodePool) *apiError {
 	machineType := np.GetConfig().GetMachineType()
 	for _, z := range poolZones(c, np) {
 		if !catalog.OffersTPU(machineType, z) {
-			return invalid("Invalid machine type %q in zone %q: GCE_NOT_FOUND", machineType, z)
+			return machineTypeNotFound(machineType, z)
 		}
 	}
 	return nil
+}
+
+// machineTypeNotFound is Compute's refusal of a machine type a zone lacks, as GKE relays it.
+func machineTypeNotFound(machineType, zone string) *apiError {
+	return invalid("Invalid machine type %q in zone %q: GCE_NOT_FOUND", machineType, zone)
 }

@@ -93,7 +93,13 @@ func gkeAPI(t *testing.T) *gke.Client {
 // createTestCluster makes a RUNNING cluster of that name in the emulator and deletes it when the test ends.
 func createTestCluster(t *testing.T, name string) clusterscope.Ref {
 	t.Helper()
-	return createClusterAs(t, &containerpb.Cluster{
+	return createTestClusterIn(t, testLocation, name)
+}
+
+// createTestClusterIn is createTestCluster in another location.
+func createTestClusterIn(t *testing.T, location, name string) clusterscope.Ref {
+	t.Helper()
+	return createClusterIn(t, location, &containerpb.Cluster{
 		Name: name, InitialClusterVersion: "1.34",
 		NodePools: []*containerpb.NodePool{{Name: "default-pool", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "n2-standard-16"}}},
 	})

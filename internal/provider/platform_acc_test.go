@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"cloud.google.com/go/container/apiv1/containerpb"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -24,8 +23,7 @@ func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
 	requireStack(t)
 	// No zone on record offers both v6e and v5e: the cluster is in us-central1-b (v6e), the v5e pair in
 	// us-central1-a, and the states name the cluster by id.
-	ref := createClusterIn(t, "us-central1-b", &containerpb.Cluster{Name: "acc-platform", InitialClusterVersion: "1.34",
-		NodePools: []*containerpb.NodePool{{Name: "default-pool", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "n2-standard-16"}}}})
+	ref := createTestClusterIn(t, "us-central1-b", "acc-platform")
 	root := copyTree(t, "testdata/platform")
 	infra := newTFRunIn(t, filepath.Join(root, "infra"))
 	jobs := newTFRunIn(t, filepath.Join(root, "jobs"))

@@ -511,8 +511,7 @@ func TestAccTPU7x(t *testing.T) {
 	// The jobs' cluster first: it takes the control plane the suite shares, which the checks read.
 	// TPU7x is in one zone on record, us-central1-c: the clusters are there, the provider's default location.
 	byTerraform := createRayClusterIn(t, tpu7xZone, "acc-tpu7x")
-	byGcloud := createClusterIn(t, tpu7xZone, &containerpb.Cluster{Name: "tpu7x-gcloud", InitialClusterVersion: "1.34",
-		NodePools: []*containerpb.NodePool{{Name: "default-pool", InitialNodeCount: 1, Config: &containerpb.NodeConfig{MachineType: "n2-standard-16"}}}})
+	byGcloud := createTestClusterIn(t, tpu7xZone, "tpu7x-gcloud")
 	dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, tpu7xZone, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 4) {

@@ -104,8 +104,7 @@ func validateZones(plan *poolPairModel, configZones types.Set, newPools bool, di
 	if configZones.IsNull() && !tfvalue.Known(plan.NodeLocations) {
 		if newPools && catalog.ZoneRE.MatchString(location) && !catalog.OffersTPU(machineType, location) {
 			diags.AddAttributeError(path.Root("machine_type"), "The cluster's zone lacks the machine type",
-				fmt.Sprintf("The pools would be in the cluster's zone, %s, which does not offer %s: Cloud TPU's \"TPU regions and zones\" lists it in %s. %s",
-					location, machineType, strings.Join(catalog.TPUZones(machineType), ", "), whereInstead(machineType, region)))
+				lacksTPU("the cluster's zone, "+location, machineType, region))
 		}
 		return
 	}
@@ -117,23 +116,25 @@ func validateZones(plan *poolPairModel, configZones types.Set, newPools bool, di
 				fmt.Sprintf("node_locations has %s, but the cluster is in %s: a node pool's zones must be zones of its cluster's region (%s).", z, location, region))
 		case !catalog.OffersTPU(machineType, z):
 			diags.AddAttributeError(at, "A zone without the machine type",
-				fmt.Sprintf("The pools would be in %s, which does not offer %s: Cloud TPU's \"TPU regions and zones\" lists it in %s. %s",
-					z, machineType, strings.Join(catalog.TPUZones(machineType), ", "), whereInstead(machineType, region)))
+				lacksTPU(z, machineType, region))
 		}
 	}
 }
 
-// whereInstead says where the pools can go: zones of the cluster's region that offer the machine type, or, when
-// none does, a cluster elsewhere.
-func whereInstead(machineType, region string) string {
+// lacksTPU says that the pools would be in a zone (where) that lacks the machine type, and where they can go instead:
+// zones of the cluster's region that offer it, or, when none does, a cluster elsewhere.
+func lacksTPU(where, machineType, region string) string {
+	zones := catalog.TPUZones(machineType)
 	var here []string
-	for _, z := range catalog.TPUZones(machineType) {
+	for _, z := range zones {
 		if catalog.RegionOf(z) == region {
 			here = append(here, z)
 		}
 	}
+	instead := fmt.Sprintf("Set node_locations to zones of the cluster's region that do: %s.", strings.Join(here, ", "))
 	if len(here) == 0 {
-		return fmt.Sprintf("None of them is in the cluster's region, %s: the pools need a cluster in one of their regions.", region)
+		instead = fmt.Sprintf("None of them is in the cluster's region, %s: the pools need a cluster in one of their regions.", region)
 	}
-	return fmt.Sprintf("Set node_locations to zones of the cluster's region that do: %s.", strings.Join(here, ", "))
+	return fmt.Sprintf("The pools would be in %s, which does not offer %s: Cloud TPU's \"TPU regions and zones\" lists it in %s. %s",
+		where, machineType, strings.Join(zones, ", "), instead)
 }
