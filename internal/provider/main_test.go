@@ -105,13 +105,8 @@ func createTestClusterIn(t *testing.T, location, name string) clusterscope.Ref {
 	})
 }
 
-// createClusterAs makes the cluster described, waits until it is RUNNING, and deletes it when the test ends.
-func createClusterAs(t *testing.T, cl *containerpb.Cluster) clusterscope.Ref {
-	t.Helper()
-	return createClusterIn(t, testLocation, cl)
-}
-
-// createClusterIn is createClusterAs in another location: a zone that offers a TPU testLocation lacks.
+// createClusterIn makes the cluster described in location, waits until it is RUNNING, and deletes it when the test
+// ends.
 func createClusterIn(t *testing.T, location string, cl *containerpb.Cluster) clusterscope.Ref {
 	t.Helper()
 	ref := clusterscope.Ref{Project: testProject, Location: location, Name: cl.Name}
