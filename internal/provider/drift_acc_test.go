@@ -110,26 +110,27 @@ func tryDrift(t *testing.T, tf *tfRun, dyn k8sdynamic.Interface, tally *driftTal
 			tally.undone[kind] = append(tally.undone[kind], name+" "+m.String())
 			continue
 		}
-		out, code := tf.planExit()
 		if shape != "" {
 			covered[shape] = true // a comparison that misses one sibling misses them all: one error is enough
 		}
-		if code != 2 {
-			t.Errorf("%s %s: %s: plan exit %d, want 2 (changes):\n%s", kind, name, m, code, out)
+		if m.Inside != "" && !repairInside {
+			// A part of a field the API replaces whole: the field's own changes were repaired by an apply, and the
+			// resource repairs every change of it the same way (for a RayJob, a new run), so the part is planned
+			// and put back.
+			if out, code := tf.planExit(); code != 2 {
+				t.Errorf("%s %s: %s: plan exit %d, want 2 (changes):\n%s", kind, name, m, code, out)
+			} else {
+				tally.planned[kind]++
+			}
+			putBack(t, api, before, after)
+			continue
+		}
+		if out, changed := tf.applyDrift(); !changed {
+			t.Errorf("%s %s: %s: the plan found no change, so the apply made none:\n%s", kind, name, m, out)
 			putBack(t, api, before, after)
 			continue
 		}
 		tally.planned[kind]++
-		if m.Inside != "" && !repairInside {
-			// A part of a field the API replaces whole: the field's own changes were repaired by an apply, and the
-			// resource repairs every change of it the same way (for a RayJob, a new run), so the part is put back.
-			putBack(t, api, before, after)
-			continue
-		}
-		out = tf.mustRun("apply", "-auto-approve", "-input=false")
-		if strings.Contains(out, "0 added, 0 changed, 0 destroyed") {
-			t.Errorf("%s %s: %s: the apply changed nothing:\n%s", kind, name, m, out)
-		}
 		if out, code := tf.planExit(); code != 0 {
 			t.Fatalf("%s %s: %s: the plan after the repair is not empty (exit %d):\n%s", kind, name, m, code, out)
 		}
