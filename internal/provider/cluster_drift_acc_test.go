@@ -41,8 +41,8 @@ func TestAccDrift_clusterGenerated(t *testing.T) {
 			t.Fatalf("%s: editing %s: %v", obj, field, err)
 		}
 		named := obj + " ." + field
-		out, changed := tf.applyDrift()
-		if !changed || !strings.Contains(out, named) {
+		out, changed, ok := tf.applyDrift()
+		if !ok || !changed || !strings.Contains(out, named) {
 			t.Fatalf("%s (%s): the plan should name %q in drift, and the apply repair it:\n%s", named, what, named, out)
 		}
 		if out, code := tf.planExit(); code != 0 {

@@ -125,8 +125,12 @@ func tryDrift(t *testing.T, tf *tfRun, dyn k8sdynamic.Interface, tally *driftTal
 			putBack(t, api, before, after)
 			continue
 		}
-		if out, changed := tf.applyDrift(); !changed {
-			t.Errorf("%s %s: %s: the plan found no change, so the apply made none:\n%s", kind, name, m, out)
+		if out, changed, ok := tf.applyDrift(); !ok || !changed {
+			what := "the plan found no change, so the apply made none"
+			if !ok {
+				what = "terraform failed"
+			}
+			t.Errorf("%s %s: %s: %s:\n%s", kind, name, m, what, out)
 			putBack(t, api, before, after)
 			continue
 		}

@@ -79,8 +79,8 @@ func tryPoolDrift(t *testing.T, ref clusterscope.Ref, tf *tfRun, pools ...string
 				t.Fatalf("%s: editing %s: %v", pool, field, err)
 			}
 			named := "NodePool/" + pool + " ." + field
-			out, changed := tf.applyDrift()
-			if !changed || !strings.Contains(out, named) {
+			out, changed, ok := tf.applyDrift()
+			if !ok || !changed || !strings.Contains(out, named) {
 				t.Fatalf("%s %s (%s): the plan should name %q in drift, and the apply repair it:\n%s", pool, field, what, named, out)
 			}
 			if out, code := tf.planExit(); code != 0 {
