@@ -162,7 +162,6 @@ func gkeAPIForCheck() *gke.Client {
 func requireStack(t *testing.T) *localstack.Stack {
 	t.Helper()
 	testutil.RequireAcceptance(t)
-	testutil.RefuseInGKEOnlyRun(t)
 	sweepAfter(t)
 	stackOnce.Do(func() {
 		bin := testutil.StackBin()

@@ -20,22 +20,11 @@ func StackBin() string {
 	return bin
 }
 
-// RefuseInGKEOnlyRun fails a test that needs a control plane in a run that has none to give: `make test` runs the
-// tests that talk to GKE alone (GKE_TESTS in GNUmakefile) in a process of their own beside the rest, and names them
-// by a list. A test on that list that starts to need the stack is moved off it, not given one.
-func RefuseInGKEOnlyRun(t *testing.T) {
-	t.Helper()
-	if os.Getenv("DWSFALLBACK_GKE_ONLY") != "" {
-		t.Fatalf("%s needs the local control plane, but this run has DWSFALLBACK_GKE_ONLY set (the tests of GKE_TESTS in GNUmakefile, which start none): take it off that list", t.Name())
-	}
-}
-
 // StartStack starts a control plane of the test's own (o's Dir and BinDir filled in when empty), stopped when the
 // test ends. It skips without TF_ACC, and fails when the binaries are missing: `make test` builds them.
 func StartStack(t *testing.T, o localstack.Options) *localstack.Stack {
 	t.Helper()
 	RequireAcceptance(t)
-	RefuseInGKEOnlyRun(t)
 	if o.Dir == "" {
 		o.Dir = t.TempDir()
 	}
