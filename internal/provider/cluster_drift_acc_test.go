@@ -43,7 +43,7 @@ func TestAccDrift_clusterGenerated(t *testing.T) {
 		named := obj + " ." + field
 		out, changed, ok := tf.applyDrift()
 		if !ok || !changed || !strings.Contains(out, named) {
-			t.Fatalf("%s (%s): the plan should name %q in drift, and the apply repair it:\n%s", named, what, named, out)
+			t.Fatalf("%s (%s): the plan should name %q in drift, and the apply repair it (terraform ok %t, changed %t):\n%s", named, what, named, ok, changed, out)
 		}
 		if out, code := tf.planExit(); code != 0 {
 			t.Fatalf("%s (%s): the plan after the repair is not empty (exit %d):\n%s", named, what, code, out)

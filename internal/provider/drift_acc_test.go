@@ -125,10 +125,15 @@ func tryDrift(t *testing.T, tf *tfRun, dyn k8sdynamic.Interface, tally *driftTal
 			putBack(t, api, before, after)
 			continue
 		}
-		if out, changed, ok := tf.applyDrift(); !ok || !changed {
+		out, changed, ok := tf.applyDrift()
+		if !ok && strings.Contains(out, "\nPlan: ") {
+			// The plan showed the change and the apply failed: the repair itself is broken, which stops the test.
+			t.Fatalf("%s %s: %s: the apply failed:\n%s", kind, name, m, out)
+		}
+		if !ok || !changed {
 			what := "the plan found no change, so the apply made none"
 			if !ok {
-				what = "terraform failed"
+				what = "terraform failed in its plan"
 			}
 			t.Errorf("%s %s: %s: %s:\n%s", kind, name, m, what, out)
 			putBack(t, api, before, after)

@@ -97,7 +97,7 @@ func (r *tfRun) generate() {
 // applyDrift applies after a change made beside Terraform. It stands for `plan -detailed-exitcode` then `apply`, one
 // terraform run instead of two: the apply plans first and prints that plan. For the drift tests' configurations (no
 // outputs, moves, imports or forgets) it ends with "Resources: 0 added, 0 changed, 0 destroyed." exactly when the
-// plan's exit would have been 0. ok is false when terraform failed (the plan's exit 1).
+// plan's exit would have been 0. ok is false when terraform failed, in its plan (the plan's exit 1) or in its apply.
 func (r *tfRun) applyDrift() (out string, changed, ok bool) {
 	r.t.Helper()
 	out, ok = r.run("apply", "-auto-approve", "-input=false")

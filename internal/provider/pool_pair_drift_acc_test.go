@@ -81,7 +81,7 @@ func tryPoolDrift(t *testing.T, ref clusterscope.Ref, tf *tfRun, pools ...string
 			named := "NodePool/" + pool + " ." + field
 			out, changed, ok := tf.applyDrift()
 			if !ok || !changed || !strings.Contains(out, named) {
-				t.Fatalf("%s %s (%s): the plan should name %q in drift, and the apply repair it:\n%s", pool, field, what, named, out)
+				t.Fatalf("%s %s (%s): the plan should name %q in drift, and the apply repair it (terraform ok %t, changed %t):\n%s", pool, field, what, named, ok, changed, out)
 			}
 			if out, code := tf.planExit(); code != 0 {
 				t.Fatalf("%s %s (%s): the plan after the repair is not empty (exit %d):\n%s", pool, field, what, code, out)
