@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -167,28 +166,7 @@ func tlsClient(caPEM []byte) *http.Client {
 	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 }
 
-// errPortTaken: a child could not bind a port freePorts picked, as another process took it first.
+// errPortTaken: a child could not bind a port claimPorts picked, as a process that is not a stack took it first.
 var errPortTaken = errors.New("a port picked for the control plane was taken before it was bound")
-
-// freePorts reserves n loopback ports by listening on them, then releases them for the children to bind.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, n)
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		addr, _ := l.Addr().(*net.TCPAddr) // a TCP listener has a TCP address
-		ports[i] = addr.Port
-	}
-	return ports, nil
-}
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -86,6 +86,7 @@ type Stack struct {
 	rayOperator           *process
 	rayHealth, rayMetrics int
 	kwokPort              int
+	ports                 *portClaim
 	dir, binDir           string
 	// opts is how the stack started, for the control planes started beside it; planes is set by AttachGKE.
 	opts   Options
@@ -108,8 +109,8 @@ func (s *Stack) RESTConfig() *rest.Config {
 
 // Start brings the control plane up and returns when Kueue is ready to serve. On error, whatever started is stopped.
 func Start(ctx context.Context, o Options) (*Stack, error) {
-	// The ports are free when picked and bound by the children a moment later; another process (a test beside this
-	// one, a client's outgoing connection) can take one meanwhile. Such a start is made again on other ports.
+	// The ports are claimed (ports.go), but a process that is not a stack may still bind one before the children
+	// do. Such a start is made again on other ports.
 	for attempt := 1; ; attempt++ {
 		s, err := start(ctx, o)
 		if err == nil || !errors.Is(err, errPortTaken) || attempt == 3 {
@@ -157,10 +158,10 @@ func start(ctx context.Context, o Options) (s *Stack, err error) {
 		s.Timings = append(s.Timings, Timing{name, time.Since(phase)})
 		phase = time.Now()
 	}
-	ports, err := freePorts(9)
-	if err != nil {
+	if s.ports, err = claimPorts(9); err != nil {
 		return nil, err
 	}
+	ports := s.ports.ports
 	etcdPort, peerPort, apiPort, healthPort, metricsPort, webhookPort := ports[0], ports[1], ports[2], ports[3], ports[4], ports[5]
 	s.rayHealth, s.rayMetrics, s.kwokPort = ports[6], ports[7], ports[8]
 	if s.egress, err = startEgressSink(); err != nil {
@@ -358,6 +359,9 @@ func (s *Stack) Stop() {
 	s.restarting.Wait()
 	if s.egress != nil {
 		s.egress.stop()
+	}
+	if s.ports != nil {
+		s.ports.release()
 	}
 }
 
