@@ -94,7 +94,8 @@ func (c *portClaim) release() {
 	c.locks = nil
 }
 
-// claimRange is the ports below the kernel's ephemeral range (or above it, when too little lies below), from 10000.
+// claimRange is from 10000 to just below the kernel's ephemeral range, or from just above it to 65535 when too few
+// ports lie below.
 func claimRange() (lo, hi int) {
 	ephLo, ephHi := 32768, 60999
 	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
@@ -107,10 +108,10 @@ func claimRange() (lo, hi int) {
 		}
 	}
 	const floor, minSpan = 10000, 2000
-	if ephLo-1-floor >= minSpan {
+	if ephLo-floor >= minSpan {
 		return floor, ephLo - 1
 	}
-	if 65535-(ephHi+1) >= minSpan {
+	if 65535-ephHi >= minSpan {
 		return ephHi + 1, 65535
 	}
 	return floor, 65535 // the ephemeral range covers nearly everything; the locks still keep stacks apart
