@@ -17,7 +17,8 @@ import (
 
 // Some behaviours only show with the provider as a separate plugin process under the real terraform CLI: what
 // TF_LOG=TRACE writes (both processes' logs) and Ctrl-C. These tests build the provider binary once and run terraform
-// against it through dev_overrides, as a provider developer would.
+// against it through dev_overrides, as a provider developer would. Tests that only need terraform commands of their
+// own choosing (generated configuration, drift loops) serve the provider in-process instead (newTFRunInProcess).
 var (
 	pluginOnce sync.Once
 	pluginDir  string
@@ -48,6 +49,8 @@ type tfRun struct {
 	t   *testing.T
 	dir string
 	env []string
+	// inProcess: each command reaches a provider server in this process (newTFRunInProcess).
+	inProcess bool
 }
 
 func newTFRun(t *testing.T, config string, env ...string) *tfRun {
@@ -87,9 +90,21 @@ func (r *tfRun) run(args ...string) (string, bool) {
 	r.t.Helper()
 	var out bytes.Buffer
 	cmd := r.command(args...)
+	defer r.served(cmd)()
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return out.String(), err == nil
+}
+
+// served points cmd at a provider server of its own when the run is in-process; call the returned func once cmd
+// has ended.
+func (r *tfRun) served(cmd *exec.Cmd) (stop func()) {
+	if !r.inProcess {
+		return func() {}
+	}
+	env, stop := r.serve()
+	cmd.Env = env
+	return stop
 }
 
 func (r *tfRun) mustRun(args ...string) string {

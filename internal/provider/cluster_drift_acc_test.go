@@ -22,7 +22,7 @@ func TestAccDrift_clusterGenerated(t *testing.T) {
 	t.Parallel() // GKE only, on a cluster of its own
 	name := "acc-drift-cl"
 	ref := clusterscope.Ref{Project: testProject, Location: testLocation, Name: name}
-	tf := newTFRun(t, "provider \"dwsfallback\" {}\n"+clusterConfig(name, true, `labels = { team = "ml" }`))
+	tf := newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+clusterConfig(name, true, `labels = { team = "ml" }`))
 	tf.mustRun("apply", "-auto-approve", "-input=false")
 	tf.expectEmptyPlan()
 	base := stateClusterBaseline(t, tf)

@@ -13,7 +13,7 @@ import (
 func TestAccCluster_servedVersion(t *testing.T) {
 	t.Parallel() // GKE only (the cluster's /version is answered without starting its control plane)
 	requireStack(t)
-	tf := newTFRun(t, "")
+	tf := newTFRunInProcess(t, "")
 	const warning = "Control plane runs another Kubernetes minor"
 	apply := func(version, extra string) string {
 		t.Helper()

@@ -18,7 +18,7 @@ func TestAccDrift_classGenerated(t *testing.T) {
 	t.Parallel()
 	requireStack(t)
 	ref := createTestCluster(t, "acc-drift-cc")
-	tf := newTFRun(t, "provider \"dwsfallback\" {}\n"+classPairConfig(ref.Name, "dcc")+classConfig(ref.Name, "dcc"))
+	tf := newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+classPairConfig(ref.Name, "dcc")+classConfig(ref.Name, "dcc"))
 	tf.mustRun("apply", "-auto-approve", "-input=false")
 	tf.expectEmptyPlan()
 	_, c := soakPlane(t, ref.String())

@@ -183,7 +183,7 @@ func TestAccDrift_queueGenerated(t *testing.T) {
 	t.Parallel()
 	requireStack(t)
 	ref := createTestCluster(t, "acc-drift-q")
-	tf := newTFRun(t, "provider \"dwsfallback\" {}\n"+queueConfig(ref.Name, "dq", 16))
+	tf := newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+queueConfig(ref.Name, "dq", 16))
 	tf.mustRun("apply", "-auto-approve", "-input=false")
 	tf.expectEmptyPlan()
 	_, c := soakPlane(t, ref.String())
@@ -292,7 +292,7 @@ func TestAccDrift_rayJobGenerated(t *testing.T) {
 	ref := createTestCluster(t, "acc-drift-j")
 	config := "provider \"dwsfallback\" {}\n" + pairConfig(ref.Name, "on-demand-pool", "dws-pool", 4) +
 		queueConfig(ref.Name, "dj", 16) + jobsConfig(ref.Name, "dj", []int{1}, "")
-	tf := newTFRun(t, config)
+	tf := newTFRunInProcess(t, config)
 	tf.mustRun("apply", "-auto-approve", "-input=false")
 	tf.expectEmptyPlan()
 	_, c := soakPlane(t, ref.String())

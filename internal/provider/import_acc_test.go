@@ -42,7 +42,7 @@ func TestAccImport_generatedConfig(t *testing.T) {
 	}) {
 		imports += fmt.Sprintf("\nimport {\n  to = %s\n  id = %q\n}\n", im.address, im.id)
 	}
-	tf := newTFRun(t, imports)
+	tf := newTFRunInProcess(t, imports)
 	tf.generate()
 	t.Log("validate")
 	tf.mustRun("validate")
@@ -58,7 +58,7 @@ func TestAccImport_generatedConfig(t *testing.T) {
 	// A queue whose ResourceFlavor was deleted by hand.
 	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "imp2"), "apply", "-f", "-")
 	kubectl(t, "", "delete", "resourceflavor", "imp2-on-demand", "--wait=false") // Kueue holds it terminating while the queue uses it
-	tf2 := newTFRun(t, fmt.Sprintf(`
+	tf2 := newTFRunInProcess(t, fmt.Sprintf(`
 provider "dwsfallback" {}
 
 import {
@@ -109,6 +109,7 @@ func (r *tfRun) applyDrift() (out string, changed, ok bool) {
 func (r *tfRun) planExit(args ...string) (string, int) {
 	r.t.Helper()
 	cmd := r.command(append([]string{"plan", "-input=false", "-detailed-exitcode"}, args...)...)
+	defer r.served(cmd)()
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if err != nil {

@@ -26,7 +26,7 @@ func TestAccDrift_multiKueueGenerated(t *testing.T) {
 	t.Parallel()
 	requireStack(t)
 	// The MultiKueue test's manager, two workers, config and queue, under names of this test's own.
-	tf := newTFRun(t, "provider \"dwsfallback\" {}\n"+strings.NewReplacer(`"mk-`, `"dmk-`, `"multikueue"`, `"dmk"`,
+	tf := newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+strings.NewReplacer(`"mk-`, `"dmk-`, `"multikueue"`, `"dmk"`,
 		`"cluster-queue"`, `"dmk-cluster-queue"`, `"user-queue"`, `"dmk-user-queue"`, `"default-flavor"`, `"dmk-default-flavor"`).Replace(multiKueueManagerConfig))
 	// An AdmissionCheck of the config's name that is not its check: the create refuses it instead of taking it over.
 	tf.mustRun("apply", "-auto-approve", "-input=false", "-target=dwsfallback_cluster.manager")

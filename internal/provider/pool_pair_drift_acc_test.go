@@ -55,7 +55,7 @@ func TestAccDrift_poolPairGenerated(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			ref := createTestCluster(t, "acc-drift-g"+c.name)
-			tryPoolDrift(t, ref, newTFRun(t, "provider \"dwsfallback\" {}\n"+c.config(ref.Name)), "od", "dws")
+			tryPoolDrift(t, ref, newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+c.config(ref.Name)), "od", "dws")
 		})
 	}
 }

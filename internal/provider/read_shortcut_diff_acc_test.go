@@ -32,7 +32,7 @@ const readDiffCases = 240
 func TestAccReadShortcutMatchesFramework(t *testing.T) {
 	requireStack(t)
 	createTestCluster(t, "acc-rdiff")
-	tf := newTFRun(t, "provider \"dwsfallback\" {}\n"+pairConfig("acc-rdiff", "on-demand-pool", "dws-pool", 4)+
+	tf := newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+pairConfig("acc-rdiff", "on-demand-pool", "dws-pool", 4)+
 		queueConfig("acc-rdiff", "rdiff", 16)+jobsConfig("acc-rdiff", "rdiff", []int{1, 2, 3}, `wait_for = "none"`))
 	t.Cleanup(func() { tf.run("destroy", "-auto-approve", "-input=false") })
 	tf.mustRun("apply", "-auto-approve", "-input=false")

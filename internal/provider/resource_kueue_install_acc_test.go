@@ -202,7 +202,7 @@ resource "dwsfallback_kueue_install" "test" {
 		t.Fatal(err)
 	}
 	listKueueInstalls(t, admin, s, ch.Metadata.Version)
-	tf := newTFRun(t, provider+`
+	tf := newTFRunInProcess(t, provider+`
 import {
   to = dwsfallback_kueue_install.kueue
   id = "kueue-system/kueue"

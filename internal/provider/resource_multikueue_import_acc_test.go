@@ -163,7 +163,7 @@ users:
 	}
 	t.Logf("the script's setup, before the import: %s", cond)
 
-	tf := newTFRun(t, fmt.Sprintf(`
+	tf := newTFRunInProcess(t, fmt.Sprintf(`
 provider "dwsfallback" {}
 
 import {
