@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
 const providerAddress = "registry.terraform.io/dwsfallback/dwsfallback"
@@ -22,6 +24,7 @@ const providerAddress = "registry.terraform.io/dwsfallback/dwsfallback"
 // earlier release) is newTFRun's.
 func newTFRunInProcess(t *testing.T, config string) *tfRun {
 	t.Helper()
+	testutil.RequireAcceptance(t)
 	r := newTFRunWith(t, t.TempDir(), config) // dev_overrides to an empty folder: nothing to install, nothing to init
 	r.inProcess = true
 	return r
@@ -58,6 +61,9 @@ func (r *tfRun) serve() (env []string, stop func()) {
 	var c *plugin.ReattachConfig
 	select {
 	case c = <-configs:
+	case <-closed:
+		cancel()
+		r.t.Fatal("the in-process provider server stopped before it served")
 	case <-time.After(30 * time.Second):
 		cancel()
 		r.t.Fatal("the in-process provider server gave no reattach configuration in 30s")

@@ -119,6 +119,9 @@ func (r *tfRun) mustRun(args ...string) string {
 // interruptible starts terraform in a process group of its own, so that interrupt reaches terraform and the
 // provider together, as Ctrl-C in a terminal does.
 func (r *tfRun) interruptible(out *bytes.Buffer, args ...string) *exec.Cmd {
+	if r.inProcess {
+		r.t.Fatal("an interrupt must reach a provider process: use newTFRun")
+	}
 	cmd := r.command(args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
