@@ -73,6 +73,7 @@ func TestMain(m *testing.M) {
 	}
 	stopStack()
 	srv.Close()
+	removeRunFiles(code)
 	os.Exit(code)
 }
 
@@ -170,6 +171,7 @@ func requireStack(t *testing.T) *localstack.Stack {
 			stackErr = err
 			return
 		}
+		stackDir = dir
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		stack, stackErr = localstack.Start(ctx, localstack.Options{Dir: dir, BinDir: bin, Repo: ".", Tokens: []string{testToken}})
@@ -184,6 +186,22 @@ func requireStack(t *testing.T) *localstack.Stack {
 		t.Fatalf("local control plane: %v", stackErr)
 	}
 	return stack
+}
+
+// removeRunFiles removes what the run left in the temporary folder, about 220 MB a run: the provider binary, and the
+// stack's etcd data and logs unless a test failed, when they are what shows why.
+func removeRunFiles(code int) {
+	if pluginDir != "" {
+		_ = os.RemoveAll(pluginDir)
+	}
+	if stackDir == "" {
+		return
+	}
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "the shared stack's data and logs are kept in %s\n", stackDir)
+		return
+	}
+	_ = os.RemoveAll(stackDir)
 }
 
 func stopStack() {
@@ -276,8 +294,10 @@ var (
 	stackOnce sync.Once
 	stack     *localstack.Stack
 	stackErr  error
-	swept     sync.Map // tests whose left-behind clusters are deleted when they end
-	dws       *gkeemu.DWS
+	// stackDir holds the stack's data and logs: removed after a run that passed, kept for one that failed.
+	stackDir string
+	swept    sync.Map // tests whose left-behind clusters are deleted when they end
+	dws      *gkeemu.DWS
 	// autoscaler plays GKE's nodes: Node objects per pool, scale-up from pending pods, scale-down when empty.
 	autoscaler *gkeemu.Autoscaler
 	stopDWS    context.CancelFunc = func() {}
