@@ -35,7 +35,7 @@ func main() {
 		opts = append(opts, tf6server.WithManagedDebug())
 	}
 	newServer := provider.NewDefaultServer(version)
-	err := tf6server.Serve("registry.terraform.io/dwsfallback/dwsfallback", func() tfprotov6.ProviderServer {
+	err := tf6server.Serve(provider.Address, func() tfprotov6.ProviderServer {
 		s, err := newServer()
 		if err != nil {
 			log.Fatal(err.Error())

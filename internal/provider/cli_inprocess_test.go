@@ -14,8 +14,6 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
-const providerAddress = "registry.terraform.io/dwsfallback/dwsfallback"
-
 // newTFRunInProcess is newTFRun with the provider served from this test process, as terraform-plugin-testing serves
 // it: a server of its own for each terraform command, which terraform reaches through TF_REATTACH_PROVIDERS.
 // Otherwise terraform starts the provider binary once per walk, three times a plan and four times an apply, each
@@ -51,7 +49,7 @@ func (r *tfRun) serve() (env []string, stop func()) {
 	configs := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
 	go func() {
-		err := tf6server.Serve(providerAddress, func() tfprotov6.ProviderServer { return server },
+		err := tf6server.Serve(Address, func() tfprotov6.ProviderServer { return server },
 			tf6server.WithDebug(ctx, configs, closed), tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
 			tf6server.WithLoggingSink(r.t), tf6server.WithoutLogStderrOverride())
 		if err != nil {
@@ -70,7 +68,7 @@ func (r *tfRun) serve() (env []string, stop func()) {
 	}
 	e := reattach{Protocol: string(c.Protocol), ProtocolVersion: c.ProtocolVersion, Pid: c.Pid, Test: c.Test}
 	e.Addr.Network, e.Addr.String = c.Addr.Network(), c.Addr.String()
-	b, err := json.Marshal(map[string]reattach{providerAddress: e})
+	b, err := json.Marshal(map[string]reattach{Address: e})
 	if err != nil {
 		cancel()
 		r.t.Fatal(err)

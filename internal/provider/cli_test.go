@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -64,7 +65,7 @@ func newTFRunWith(t *testing.T, plugins, config string, env ...string) *tfRun {
 	dir := t.TempDir()
 	rc := filepath.Join(dir, "dev.tfrc")
 	overrides := `provider_installation {
-  dev_overrides { "registry.terraform.io/dwsfallback/dwsfallback" = "` + plugins + `" }
+  dev_overrides { "` + Address + `" = "` + plugins + `" }
   direct {}
 }
 `
@@ -88,23 +89,29 @@ func (r *tfRun) command(args ...string) *exec.Cmd {
 // run runs terraform and returns its combined output and whether it succeeded.
 func (r *tfRun) run(args ...string) (string, bool) {
 	r.t.Helper()
-	var out bytes.Buffer
-	cmd := r.command(args...)
-	defer r.served(cmd)()
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err == nil
+	out, code := r.exec(args...)
+	return out, code == 0
 }
 
-// served points cmd at a provider server of its own when the run is in-process; call the returned func once cmd
-// has ended.
-func (r *tfRun) served(cmd *exec.Cmd) (stop func()) {
-	if !r.inProcess {
-		return func() {}
+// exec runs terraform, served by a provider server of its own when the run is in-process, and returns its combined
+// output and exit code (1 when it could not start).
+func (r *tfRun) exec(args ...string) (string, int) {
+	r.t.Helper()
+	cmd := r.command(args...)
+	if r.inProcess {
+		env, stop := r.serve()
+		defer stop()
+		cmd.Env = env
 	}
-	env, stop := r.serve()
-	cmd.Env = env
-	return stop
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return string(out), 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(out), ee.ExitCode()
+	}
+	return string(out) + err.Error(), 1
 }
 
 func (r *tfRun) mustRun(args ...string) string {

@@ -108,17 +108,7 @@ func (r *tfRun) applyDrift() (out string, changed, ok bool) {
 // changes).
 func (r *tfRun) planExit(args ...string) (string, int) {
 	r.t.Helper()
-	cmd := r.command(append([]string{"plan", "-input=false", "-detailed-exitcode"}, args...)...)
-	defer r.served(cmd)()
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if err != nil {
-		code = 1
-		if ee, ok := err.(interface{ ExitCode() int }); ok {
-			code = ee.ExitCode()
-		}
-	}
-	return string(out), code
+	return r.exec(append([]string{"plan", "-input=false", "-detailed-exitcode"}, args...)...)
 }
 
 // queried is an object the adoption query must find: where it is imported to, its list's display name, and its id.

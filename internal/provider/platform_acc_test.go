@@ -171,11 +171,8 @@ func newTFRunIn(t *testing.T, dir string) *tfRun {
 
 func (r *tfRun) expectEmptyPlan() {
 	r.t.Helper()
-	cmd := r.command("plan", "-input=false", "-detailed-exitcode")
-	defer r.served(cmd)()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("plan in %s is not empty (%v):\n%s", filepath.Base(r.dir), err, out)
+	if out, code := r.planExit(); code != 0 {
+		r.t.Fatalf("plan in %s is not empty (exit %d):\n%s", filepath.Base(r.dir), code, out)
 	}
 }
 

@@ -35,6 +35,10 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/resources/rayjob"
 )
 
+// Address is the provider's source address in the registry: the one main.go serves it under and the one a
+// configuration's required_providers (source = "dwsfallback/dwsfallback") stands for.
+const Address = "registry.terraform.io/dwsfallback/dwsfallback"
+
 var (
 	_ provider.Provider                     = (*dwsProvider)(nil)
 	_ provider.ProviderWithConfigValidators = (*dwsProvider)(nil)
