@@ -161,10 +161,11 @@ func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
 	}
 }
 
-// newTFRunIn is a terraform working directory on an existing folder of configuration, using the built provider.
+// newTFRunIn is a terraform working directory on an existing folder of configuration, with the provider served
+// in-process.
 func newTFRunIn(t *testing.T, dir string) *tfRun {
 	t.Helper()
-	r := newTFRun(t, "") // its folder keeps the CLI configuration; the configuration is dir's
+	r := newTFRunInProcess(t, "") // its folder keeps the CLI configuration; the configuration is dir's
 	r.dir = dir
 	return r
 }
