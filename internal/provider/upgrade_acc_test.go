@@ -57,7 +57,7 @@ func upgradeRun(t *testing.T, config, fixture string, ph placeholders) *tfRun {
 	if old := os.Getenv("DWSFALLBACK_UPGRADE_FROM"); old != "" {
 		return writeUpgradeFixture(t, old, config, fixture, ph)
 	}
-	tf := newTFRun(t, config)
+	tf := newTFRunInProcess(t, config) // today's provider: what an upgrade changes is state, not the process
 	t.Cleanup(func() { tf.run("destroy", "-auto-approve", "-input=false") })
 	tf.mustRun("apply", "-auto-approve", "-input=false")
 	plantFixture(t, tf, fixture, ph)
@@ -143,7 +143,7 @@ func writeUpgradeFixture(t *testing.T, old, config, fixture string, ph placehold
 		t.Fatal(err)
 	}
 	// Today's provider takes over the working folder, as an upgrade does.
-	tf := newTFRun(t, config)
+	tf := newTFRunInProcess(t, config)
 	tf.dir = prev.dir
 	return tf
 }
