@@ -72,6 +72,7 @@ func testServer(t *testing.T) (tfprotov6.ProviderServer, *tfprotov6.GetProviderS
 
 // Every kind has an identity, and can be found with terraform query.
 func TestEveryResourceHasAnIdentityAndAList(t *testing.T) {
+	t.Parallel() // the protocol only
 	s, schemas := testServer(t)
 	ids := identityTypes(t, context.Background(), s)
 	for name := range schemas.ResourceSchemas {
@@ -86,6 +87,7 @@ func TestEveryResourceHasAnIdentityAndAList(t *testing.T) {
 
 // An import by identity takes the import-by-id path: the same state, the same identity.
 func TestImportByIdentity(t *testing.T) {
+	t.Parallel() // the protocol only
 	const cluster = "projects/p/locations/us-east5-b/clusters/c"
 	scope := map[string]string{"project": "p", "location": "us-east5-b", "cluster": "c"}
 	with := func(extra map[string]string) map[string]string {
@@ -164,6 +166,7 @@ func TestImportByIdentity(t *testing.T) {
 }
 
 func TestImportByIdentityRefusesHalfAScope(t *testing.T) {
+	t.Parallel() // the protocol only
 	ctx := context.Background()
 	s, err := NewServer(&dwsProvider{version: "test"})()
 	if err != nil {

@@ -31,7 +31,7 @@ func TestAccLoad_hundredJobs(t *testing.T) {
 		ProtoV6ProviderFactories: testProviders,
 		CheckDestroy: func(*terraform.State) error {
 			t.Logf("apply, refresh and destroy of 100 RayJobs: %s", time.Since(start).Round(time.Second))
-			jobs, err := adminClients(t).Ray.RayV1().RayJobs("default").List(context.Background(), metav1.ListOptions{})
+			jobs, err := clusterClients(t, "acc-load").Ray.RayV1().RayJobs("default").List(context.Background(), metav1.ListOptions{})
 			if err != nil {
 				return err
 			}
