@@ -7,22 +7,21 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 )
 
 func admitted(flavor string, updates ...kueue.PodSetUpdate) *kueue.Workload {
-	return &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: "rayjob-1-abcde"}, Spec: kueue.WorkloadSpec{QueueName: "user-queue"}, Status: kueue.WorkloadStatus{
-		Conditions: []metav1.Condition{{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue}},
-		Admission: &kueue.Admission{ClusterQueue: "cluster-queue", PodSetAssignments: []kueue.PodSetAssignment{
-			{Name: "workers", Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{"google.com/tpu": kueue.ResourceFlavorReference(flavor), "cpu": kueue.ResourceFlavorReference(flavor)}},
-		}},
-		AdmissionChecks: []kueue.AdmissionCheckState{{Name: "dws-prov", PodSetUpdates: updates}},
-	}}
+	f := kueue.ResourceFlavorReference(flavor)
+	workers := utiltestingapi.MakePodSetAssignment("workers").Flavor("google.com/tpu", f).Flavor("cpu", f).Obj()
+	return utiltestingapi.MakeWorkload("rayjob-1-abcde", "").Queue("user-queue").
+		Admission(utiltestingapi.MakeAdmission("cluster-queue").PodSets(workers).Obj()).
+		Condition(metav1.Condition{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue}).
+		AdmissionCheck(kueue.AdmissionCheckState{Name: "dws-prov", PodSetUpdates: updates}).Obj()
 }
 
-var dwsFlavors = map[string]*kueue.ResourceFlavor{"dws": {Spec: kueue.ResourceFlavorSpec{
-	NodeLabels:  map[string]string{"cloud.google.com/gke-nodepool": "dws-pool"},
-	Tolerations: []corev1.Toleration{{Key: "cloud.google.com/gke-queued", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
-}}}
+var dwsFlavors = map[string]*kueue.ResourceFlavor{"dws": utiltestingapi.MakeResourceFlavor("dws").
+	NodeLabel("cloud.google.com/gke-nodepool", "dws-pool").
+	Toleration(corev1.Toleration{Key: "cloud.google.com/gke-queued", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}).Obj()}
 
 func TestKueueAdded(t *testing.T) {
 	wl := admitted("dws", kueue.PodSetUpdate{Name: "workers",

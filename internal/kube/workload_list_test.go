@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -21,23 +23,16 @@ import (
 // The shared LIST decodes every field of a Workload but its pod sets, and asks with the caller's options.
 func TestListWorkloadsNoPodSets(t *testing.T) {
 	t.Parallel()
-	admitted := kueue.Workload{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "kueue.x-k8s.io/v1beta2", Kind: "Workload"},
-		ObjectMeta: metav1.ObjectMeta{Name: "rayjob-a", Namespace: "default", Labels: map[string]string{wellknown.JobUIDLabel: "uid-a"}, ResourceVersion: "7"},
-		Spec: kueue.WorkloadSpec{
-			QueueName: "dws-local-queue",
-			PodSets: []kueue.PodSet{{Name: "workers", Count: 4, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "ray-worker", Image: "rayproject/ray", Resources: corev1.ResourceRequirements{
-					Limits: corev1.ResourceList{"google.com/tpu": resource.MustParse("4")}}}},
-				NodeSelector: map[string]string{"cloud.google.com/gke-tpu-topology": "4x4"},
-			}}}},
-		},
-		Status: kueue.WorkloadStatus{
-			Admission: &kueue.Admission{ClusterQueue: "cluster-queue", PodSetAssignments: []kueue.PodSetAssignment{
-				{Name: "workers", Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{"google.com/tpu": "dws"}}}},
-			Conditions: []metav1.Condition{{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue, Reason: "Admitted"}},
-		},
-	}
+	workers := utiltestingapi.MakePodSet("workers", 4).
+		Containers(corev1.Container{Name: "ray-worker", Image: "rayproject/ray", Resources: corev1.ResourceRequirements{
+			Limits: corev1.ResourceList{"google.com/tpu": resource.MustParse("4")}}}).
+		NodeSelector(map[string]string{"cloud.google.com/gke-tpu-topology": "4x4"}).Obj()
+	admitted := *utiltestingapi.MakeWorkload("rayjob-a", "default").Label(wellknown.JobUIDLabel, "uid-a").ResourceVersion("7").
+		Queue("dws-local-queue").PodSets(*workers).
+		Admission(utiltestingapi.MakeAdmission("cluster-queue").PodSets(utiltestingapi.MakePodSetAssignment("workers").Flavor("google.com/tpu", "dws").Obj()).Obj()).
+		Condition(metav1.Condition{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue, Reason: "Admitted",
+			LastTransitionTime: metav1.Unix(1_700_000_000, 0)}).Obj() // whole seconds: JSON keeps no less
+	admitted.TypeMeta = metav1.TypeMeta{APIVersion: "kueue.x-k8s.io/v1beta2", Kind: "Workload"}
 	var query string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		query = r.URL.Path + "?" + r.URL.RawQuery
@@ -64,7 +59,8 @@ func TestListWorkloadsNoPodSets(t *testing.T) {
 	}
 	want := *admitted.DeepCopy()
 	want.Spec.PodSets = nil
-	if diff := cmp.Diff([]kueue.Workload{want}, list.workloads()); diff != "" {
+	// EquateEmpty: JSON does not tell an empty map from none.
+	if diff := cmp.Diff([]kueue.Workload{want}, list.workloads(), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("workloads (-want +got):\n%s", diff)
 	}
 }

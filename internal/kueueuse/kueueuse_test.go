@@ -6,41 +6,39 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
 
-// clusterQueue is a ClusterQueue that names these flavors and checks, in the way of Kueue's test wrappers.
+// clusterQueue is a ClusterQueue that names these flavors and checks.
 func clusterQueue(name string, flavors []string, checks ...string) *kueue.ClusterQueue {
-	cq := &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	var fs []kueue.FlavorQuotas
 	for _, f := range flavors {
-		fs = append(fs, kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(f)})
+		fs = append(fs, *utiltestingapi.MakeFlavorQuotas(f).Obj())
 	}
-	cq.Spec.ResourceGroups = []kueue.ResourceGroup{{Flavors: fs}}
+	cq := utiltestingapi.MakeClusterQueue(name).ResourceGroup(fs...)
 	if len(checks) > 0 {
-		cq.Spec.AdmissionChecksStrategy = &kueue.AdmissionChecksStrategy{}
+		var refs []kueue.AdmissionCheckReference
 		for _, c := range checks {
-			cq.Spec.AdmissionChecksStrategy.AdmissionChecks = append(cq.Spec.AdmissionChecksStrategy.AdmissionChecks,
-				kueue.AdmissionCheckStrategyRule{Name: kueue.AdmissionCheckReference(c)})
+			refs = append(refs, kueue.AdmissionCheckReference(c))
 		}
+		cq.AdmissionChecks(refs...)
 	}
-	return cq
+	return cq.Obj()
 }
 
 func dwsCheck(name, config string) *kueue.AdmissionCheck {
-	return &kueue.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueue.AdmissionCheckSpec{
-		ControllerName: "kueue.x-k8s.io/provisioning-request",
-		Parameters:     &kueue.AdmissionCheckParametersReference{APIGroup: "kueue.x-k8s.io", Kind: "ProvisioningRequestConfig", Name: config},
-	}}
+	return utiltestingapi.MakeAdmissionCheck(name).ControllerName("kueue.x-k8s.io/provisioning-request").
+		Parameters("kueue.x-k8s.io", "ProvisioningRequestConfig", config).Obj()
 }
 
 func clients(objs ...runtime.Object) *kube.Clients {
@@ -79,8 +77,7 @@ func TestFindUsers(t *testing.T) {
 
 func TestRefuseRedeclared(t *testing.T) {
 	t.Parallel()
-	flavor := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "dws"},
-		Spec: kueue.ResourceFlavorSpec{NodeLabels: map[string]string{"cloud.google.com/gke-nodepool": "dws-pool"}}}
+	flavor := utiltestingapi.MakeResourceFlavor("dws").NodeLabel("cloud.google.com/gke-nodepool", "dws-pool").Obj()
 	c := clients(clusterQueue("team-a", []string{"dws"}), flavor)
 	same := []Spec{{Kind: "ResourceFlavor", Name: "dws", Words: FlavorWords(map[string]string{"cloud.google.com/gke-nodepool": "dws-pool"})}}
 	if err := RefuseRedeclared(context.Background(), c, "self", same, nil, Users{"ResourceFlavor/dws": {"team-a"}}); err != nil {
@@ -104,12 +101,9 @@ func TestRefuseRedeclared(t *testing.T) {
 
 func TestConfigWordsAgree(t *testing.T) {
 	t.Parallel()
-	live := &kueue.ProvisioningRequestConfig{Spec: kueue.ProvisioningRequestConfigSpec{
-		ProvisioningClassName: "queued-provisioning.gke.io",
-		ManagedResources:      []corev1.ResourceName{"google.com/tpu", "cpu"},
-		Parameters:            map[string]kueue.Parameter{"maxRunDurationSeconds": "3600"},
-		RetryStrategy:         &kueue.ProvisioningRequestRetryStrategy{BackoffLimitCount: ptr.To[int32](5)},
-	}}
+	live := utiltestingapi.MakeProvisioningRequestConfig("").ProvisioningClass("queued-provisioning.gke.io").
+		ManagedResources([]corev1.ResourceName{"google.com/tpu", "cpu"}).WithParameter("maxRunDurationSeconds", "3600").
+		RetryStrategy(&kueue.ProvisioningRequestRetryStrategy{BackoffLimitCount: ptr.To[int32](5)}).Obj()
 	declared := kueueac.ProvisioningRequestConfigSpec().
 		WithProvisioningClassName("queued-provisioning.gke.io").
 		WithManagedResources("cpu", "google.com/tpu").
@@ -154,15 +148,14 @@ func TestHoldersError(t *testing.T) {
 func TestFindHolders(t *testing.T) {
 	t.Parallel()
 	wl := func(name, cq string, conds ...string) *kueue.Workload {
-		w := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default",
-			OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: name + "-job", UID: types.UID(name)}}}}
+		w := utiltestingapi.MakeWorkload(name, "default").OwnerReference(batchv1.SchemeGroupVersion.WithKind("Job"), name+"-job", name)
 		if cq != "" {
-			w.Status.Admission = &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(cq)}
+			w.Admission(utiltestingapi.MakeAdmission(cq).Obj())
 		}
 		for _, c := range conds {
-			w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: c, Status: metav1.ConditionTrue})
+			w.Condition(metav1.Condition{Type: c, Status: metav1.ConditionTrue})
 		}
-		return w
+		return w.Obj()
 	}
 	c := clients(
 		wl("holds", "cq", kueue.WorkloadQuotaReserved),

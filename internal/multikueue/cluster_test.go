@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 )
 
 func config(name string, clusters ...string) *kueue.MultiKueueConfig {
-	return &kueue.MultiKueueConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueue.MultiKueueConfigSpec{Clusters: clusters}}
+	return utiltestingapi.MakeMultiKueueConfig(name).Clusters(clusters...).Obj()
 }
 
 func TestLeaveConfig(t *testing.T) {

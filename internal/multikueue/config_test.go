@@ -8,14 +8,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 )
 
 // check is an AdmissionCheck of controller whose parameters name the MultiKueueConfig config.
 func check(name, controller, config string) *kueue.AdmissionCheck {
-	return &kueue.AdmissionCheck{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueue.AdmissionCheckSpec{
-		ControllerName: controller,
-		Parameters:     &kueue.AdmissionCheckParametersReference{APIGroup: kueue.GroupVersion.Group, Kind: "MultiKueueConfig", Name: config},
-	}}
+	return utiltestingapi.MakeAdmissionCheck(name).ControllerName(controller).Parameters(kueue.GroupVersion.Group, "MultiKueueConfig", config).Obj()
 }
 
 func TestFindConfigCheck(t *testing.T) {
@@ -50,16 +48,13 @@ func TestFindConfigCheck(t *testing.T) {
 
 func TestQueueCheck(t *testing.T) {
 	t.Parallel()
-	lq := &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "user-queue", Namespace: "default"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "cq"}}
-	cq := func(checks ...string) *kueue.ClusterQueue {
-		q := &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "cq"}}
+	lq := utiltestingapi.MakeLocalQueue("user-queue", "default").ClusterQueue("cq").Obj()
+	cq := func(checks ...kueue.AdmissionCheckReference) *kueue.ClusterQueue {
+		q := utiltestingapi.MakeClusterQueue("cq")
 		if len(checks) > 0 {
-			q.Spec.AdmissionChecksStrategy = &kueue.AdmissionChecksStrategy{}
-			for _, c := range checks {
-				q.Spec.AdmissionChecksStrategy.AdmissionChecks = append(q.Spec.AdmissionChecksStrategy.AdmissionChecks, kueue.AdmissionCheckStrategyRule{Name: kueue.AdmissionCheckReference(c)})
-			}
+			q.AdmissionChecks(checks...)
 		}
-		return q
+		return q.Obj()
 	}
 	mk, dws := check("mk", kueue.MultiKueueControllerName, "cfg"), check("dws", "kueue.x-k8s.io/provisioning-request", "")
 	for name, tc := range map[string]struct {
@@ -88,7 +83,7 @@ func TestDeleteConfigKeepsOthersCheck(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	kq := kueuefake.NewSimpleClientset(check("mine", kueue.MultiKueueControllerName, "cfg"), check("moved", kueue.MultiKueueControllerName, "other"),
-		&kueue.MultiKueueConfig{ObjectMeta: metav1.ObjectMeta{Name: "cfg"}})
+		utiltestingapi.MakeMultiKueueConfig("cfg").Obj())
 	for _, c := range []string{"moved", "mine"} {
 		if err := DeleteConfig(ctx, kq, "cfg", c); err != nil {
 			t.Fatal(err)

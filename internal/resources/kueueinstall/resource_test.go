@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
+	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
@@ -22,8 +21,8 @@ func TestKueueInUse(t *testing.T) {
 		t.Errorf("no queues: kueueInUse = %q, %v; want nothing in use", got, err)
 	}
 	used := &kube.Clients{Host: "https://k", Kueue: kueuefake.NewSimpleClientset(
-		&kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
-		&kueue.Workload{ObjectMeta: metav1.ObjectMeta{Name: "job-1", Namespace: "default"}},
+		utiltestingapi.MakeClusterQueue("team-a").Obj(),
+		utiltestingapi.MakeWorkload("job-1", "default").Obj(),
 	)}
 	got, err := kueueInUse(context.Background(), used)
 	if err != nil || !strings.Contains(got, "1 ClusterQueue(s) (team-a) and 1 workload(s)") {
