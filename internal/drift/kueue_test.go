@@ -7,19 +7,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 )
 
 func admitted(flavor string, updates ...kueue.PodSetUpdate) *kueue.Workload {
 	f := kueue.ResourceFlavorReference(flavor)
-	workers := utiltestingapi.MakePodSetAssignment("workers").Flavor("google.com/tpu", f).Flavor("cpu", f).Obj()
-	return utiltestingapi.MakeWorkload("rayjob-1-abcde", "").Queue("user-queue").
-		Admission(utiltestingapi.MakeAdmission("cluster-queue").PodSets(workers).Obj()).
+	workers := utiltesting.MakePodSetAssignment("workers").Flavor("google.com/tpu", f).Flavor("cpu", f).Obj()
+	return utiltesting.MakeWorkload("rayjob-1-abcde", "").Queue("user-queue").PodSets(*utiltesting.MakePodSet("workers", 4).Obj()).
+		Admission(utiltesting.MakeAdmission("cluster-queue").PodSets(workers).Obj()).
 		Condition(metav1.Condition{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue}).
 		AdmissionCheck(kueue.AdmissionCheckState{Name: "dws-prov", PodSetUpdates: updates}).Obj()
 }
 
-var dwsFlavors = map[string]*kueue.ResourceFlavor{"dws": utiltestingapi.MakeResourceFlavor("dws").
+var dwsFlavors = map[string]*kueue.ResourceFlavor{"dws": utiltesting.MakeResourceFlavor("dws").
 	NodeLabel("cloud.google.com/gke-nodepool", "dws-pool").
 	Toleration(corev1.Toleration{Key: "cloud.google.com/gke-queued", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}).Obj()}
 

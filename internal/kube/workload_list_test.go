@@ -8,14 +8,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueclient "sigs.k8s.io/kueue/client-go/clientset/versioned"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -23,13 +22,15 @@ import (
 // The shared LIST decodes every field of a Workload but its pod sets, and asks with the caller's options.
 func TestListWorkloadsNoPodSets(t *testing.T) {
 	t.Parallel()
-	workers := utiltestingapi.MakePodSet("workers", 4).
+	workers := utiltesting.MakePodSet("workers", 4).
 		Containers(corev1.Container{Name: "ray-worker", Image: "rayproject/ray", Resources: corev1.ResourceRequirements{
 			Limits: corev1.ResourceList{"google.com/tpu": resource.MustParse("4")}}}).
 		NodeSelector(map[string]string{"cloud.google.com/gke-tpu-topology": "4x4"}).Obj()
-	admitted := *utiltestingapi.MakeWorkload("rayjob-a", "default").Label(wellknown.JobUIDLabel, "uid-a").ResourceVersion("7").
+	assigned := utiltesting.MakePodSetAssignment("workers").Flavor("google.com/tpu", "dws").Obj()
+	assigned.ResourceUsage = nil // an empty map would not survive JSON's omitempty
+	admitted := *utiltesting.MakeWorkload("rayjob-a", "default").Label(wellknown.JobUIDLabel, "uid-a").ResourceVersion("7").
 		Queue("dws-local-queue").PodSets(*workers).
-		Admission(utiltestingapi.MakeAdmission("cluster-queue").PodSets(utiltestingapi.MakePodSetAssignment("workers").Flavor("google.com/tpu", "dws").Obj()).Obj()).
+		Admission(utiltesting.MakeAdmission("cluster-queue").PodSets(assigned).Obj()).
 		Condition(metav1.Condition{Type: kueue.WorkloadAdmitted, Status: metav1.ConditionTrue, Reason: "Admitted",
 			LastTransitionTime: metav1.Unix(1_700_000_000, 0)}).Obj() // whole seconds: JSON keeps no less
 	admitted.TypeMeta = metav1.TypeMeta{APIVersion: "kueue.x-k8s.io/v1beta2", Kind: "Workload"}
@@ -59,8 +60,7 @@ func TestListWorkloadsNoPodSets(t *testing.T) {
 	}
 	want := *admitted.DeepCopy()
 	want.Spec.PodSets = nil
-	// EquateEmpty: JSON does not tell an empty map from none.
-	if diff := cmp.Diff([]kueue.Workload{want}, list.workloads(), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff([]kueue.Workload{want}, list.workloads()); diff != "" {
 		t.Errorf("workloads (-want +got):\n%s", diff)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueueac "sigs.k8s.io/kueue/client-go/applyconfiguration/kueue/v1beta2"
 	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
@@ -23,9 +23,9 @@ import (
 func clusterQueue(name string, flavors []string, checks ...string) *kueue.ClusterQueue {
 	var fs []kueue.FlavorQuotas
 	for _, f := range flavors {
-		fs = append(fs, *utiltestingapi.MakeFlavorQuotas(f).Obj())
+		fs = append(fs, *utiltesting.MakeFlavorQuotas(f).Obj())
 	}
-	cq := utiltestingapi.MakeClusterQueue(name).ResourceGroup(fs...)
+	cq := utiltesting.MakeClusterQueue(name).ResourceGroup(fs...)
 	if len(checks) > 0 {
 		var refs []kueue.AdmissionCheckReference
 		for _, c := range checks {
@@ -37,7 +37,7 @@ func clusterQueue(name string, flavors []string, checks ...string) *kueue.Cluste
 }
 
 func dwsCheck(name, config string) *kueue.AdmissionCheck {
-	return utiltestingapi.MakeAdmissionCheck(name).ControllerName("kueue.x-k8s.io/provisioning-request").
+	return utiltesting.MakeAdmissionCheck(name).ControllerName("kueue.x-k8s.io/provisioning-request").
 		Parameters("kueue.x-k8s.io", "ProvisioningRequestConfig", config).Obj()
 }
 
@@ -77,7 +77,7 @@ func TestFindUsers(t *testing.T) {
 
 func TestRefuseRedeclared(t *testing.T) {
 	t.Parallel()
-	flavor := utiltestingapi.MakeResourceFlavor("dws").NodeLabel("cloud.google.com/gke-nodepool", "dws-pool").Obj()
+	flavor := utiltesting.MakeResourceFlavor("dws").NodeLabel("cloud.google.com/gke-nodepool", "dws-pool").Obj()
 	c := clients(clusterQueue("team-a", []string{"dws"}), flavor)
 	same := []Spec{{Kind: "ResourceFlavor", Name: "dws", Words: FlavorWords(map[string]string{"cloud.google.com/gke-nodepool": "dws-pool"})}}
 	if err := RefuseRedeclared(context.Background(), c, "self", same, nil, Users{"ResourceFlavor/dws": {"team-a"}}); err != nil {
@@ -101,7 +101,7 @@ func TestRefuseRedeclared(t *testing.T) {
 
 func TestConfigWordsAgree(t *testing.T) {
 	t.Parallel()
-	live := utiltestingapi.MakeProvisioningRequestConfig("").ProvisioningClass("queued-provisioning.gke.io").
+	live := utiltesting.MakeProvisioningRequestConfig("").ProvisioningClass("queued-provisioning.gke.io").
 		ManagedResources([]corev1.ResourceName{"google.com/tpu", "cpu"}).WithParameter("maxRunDurationSeconds", "3600").
 		RetryStrategy(&kueue.ProvisioningRequestRetryStrategy{BackoffLimitCount: ptr.To[int32](5)}).Obj()
 	declared := kueueac.ProvisioningRequestConfigSpec().
@@ -148,9 +148,9 @@ func TestHoldersError(t *testing.T) {
 func TestFindHolders(t *testing.T) {
 	t.Parallel()
 	wl := func(name, cq string, conds ...string) *kueue.Workload {
-		w := utiltestingapi.MakeWorkload(name, "default").OwnerReference(batchv1.SchemeGroupVersion.WithKind("Job"), name+"-job", name)
+		w := utiltesting.MakeWorkload(name, "default").OwnerReference(batchv1.SchemeGroupVersion.WithKind("Job"), name+"-job", name)
 		if cq != "" {
-			w.Admission(utiltestingapi.MakeAdmission(cq).Obj())
+			w.Admission(utiltesting.MakeAdmission(cq).Obj())
 		}
 		for _, c := range conds {
 			w.Condition(metav1.Condition{Type: c, Status: metav1.ConditionTrue})

@@ -10,11 +10,11 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 )
 
 func config(name string, clusters ...string) *kueue.MultiKueueConfig {
-	return utiltestingapi.MakeMultiKueueConfig(name).Clusters(clusters...).Obj()
+	return utiltesting.MakeMultiKueueConfig(name).Clusters(clusters...).Obj()
 }
 
 func TestLeaveConfig(t *testing.T) {

@@ -8,12 +8,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 )
 
 // check is an AdmissionCheck of controller whose parameters name the MultiKueueConfig config.
 func check(name, controller, config string) *kueue.AdmissionCheck {
-	return utiltestingapi.MakeAdmissionCheck(name).ControllerName(controller).Parameters(kueue.GroupVersion.Group, "MultiKueueConfig", config).Obj()
+	return utiltesting.MakeAdmissionCheck(name).ControllerName(controller).Parameters(kueue.GroupVersion.Group, "MultiKueueConfig", config).Obj()
 }
 
 func TestFindConfigCheck(t *testing.T) {
@@ -48,9 +48,9 @@ func TestFindConfigCheck(t *testing.T) {
 
 func TestQueueCheck(t *testing.T) {
 	t.Parallel()
-	lq := utiltestingapi.MakeLocalQueue("user-queue", "default").ClusterQueue("cq").Obj()
+	lq := utiltesting.MakeLocalQueue("user-queue", "default").ClusterQueue("cq").Obj()
 	cq := func(checks ...kueue.AdmissionCheckReference) *kueue.ClusterQueue {
-		q := utiltestingapi.MakeClusterQueue("cq")
+		q := utiltesting.MakeClusterQueue("cq")
 		if len(checks) > 0 {
 			q.AdmissionChecks(checks...)
 		}
@@ -83,7 +83,7 @@ func TestDeleteConfigKeepsOthersCheck(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	kq := kueuefake.NewSimpleClientset(check("mine", kueue.MultiKueueControllerName, "cfg"), check("moved", kueue.MultiKueueControllerName, "other"),
-		utiltestingapi.MakeMultiKueueConfig("cfg").Obj())
+		utiltesting.MakeMultiKueueConfig("cfg").Obj())
 	for _, c := range []string{"moved", "mine"} {
 		if err := DeleteConfig(ctx, kq, "cfg", c); err != nil {
 			t.Fatal(err)

@@ -18,8 +18,9 @@ import (
 // it: a server of its own for each terraform command, which terraform reaches through TF_REATTACH_PROVIDERS.
 // Otherwise terraform starts the provider binary once per walk, three times a plan and four times an apply, each
 // about 0.15 s of CPU (0.8 s against 0.2 s for a one-function apply, measured 2026-12-06); the drift tests run
-// hundreds of commands on a suite that is CPU-bound. What only a plugin process shows (its logs, signals, an
-// earlier release) is newTFRun's.
+// hundreds of commands on a suite that is CPU-bound. What only a plugin process shows (its logs, signals) is
+// newTFRun's, and an earlier release is newTFRunWith's. The provider's process-wide caches (a cluster's API
+// discovery, its flavors for 10 s) outlive one command here, as they do in a long terraform-plugin-testing run.
 func newTFRunInProcess(t *testing.T, config string) *tfRun {
 	t.Helper()
 	testutil.RequireAcceptance(t)

@@ -19,7 +19,8 @@ import (
 // Some behaviours only show with the provider as a separate plugin process under the real terraform CLI: what
 // TF_LOG=TRACE writes (both processes' logs) and Ctrl-C. These tests build the provider binary once and run terraform
 // against it through dev_overrides, as a provider developer would. Tests that only need terraform commands of their
-// own choosing (generated configuration, drift loops) serve the provider in-process instead (newTFRunInProcess).
+// own choosing (drift loops, generated configuration, the examples, the platform repos, state upgrades) serve the
+// provider in-process instead (newTFRunInProcess).
 var (
 	pluginOnce sync.Once
 	pluginDir  string
@@ -45,7 +46,8 @@ func providerBinary(t *testing.T) string {
 	return pluginDir
 }
 
-// tfRun is a terraform working directory that uses the freshly built provider.
+// tfRun is a terraform working directory, with the freshly built provider binary or, when inProcess, a provider
+// server in this test process for each command.
 type tfRun struct {
 	t   *testing.T
 	dir string
@@ -89,13 +91,13 @@ func (r *tfRun) command(args ...string) *exec.Cmd {
 // run runs terraform and returns its combined output and whether it succeeded.
 func (r *tfRun) run(args ...string) (string, bool) {
 	r.t.Helper()
-	out, code := r.exec(args...)
+	out, code := r.execute(args...)
 	return out, code == 0
 }
 
-// exec runs terraform, served by a provider server of its own when the run is in-process, and returns its combined
-// output and exit code (1 when it could not start).
-func (r *tfRun) exec(args ...string) (string, int) {
+// execute runs terraform, served by a provider server of its own when the run is in-process, and returns its
+// combined output and exit code: 1 when it could not start, -1 when a signal ended it.
+func (r *tfRun) execute(args ...string) (string, int) {
 	r.t.Helper()
 	cmd := r.command(args...)
 	if r.inProcess {

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 )
 
 // A deleted cluster takes everything in it, and one made again under its name starts empty: as on GKE, also for the
@@ -30,7 +30,7 @@ func TestAccCluster_deleteTakesItsContents(t *testing.T) {
 				return err
 			}
 		}
-		rf := utiltestingapi.MakeResourceFlavor("acc-empty-flavor").Obj()
+		rf := utiltesting.MakeResourceFlavor("acc-empty-flavor").Obj()
 		_, err := c.Kueue.KueueV1beta2().ResourceFlavors().Create(ctx, rf, metav1.CreateOptions{})
 		return err
 	}
@@ -64,7 +64,7 @@ func TestAccCluster_deleteTakesItsContents(t *testing.T) {
 				return fmt.Errorf("the control plane's own namespace: %w", err)
 			}
 			// Kueue still serves: its webhook answers a create.
-			rf := utiltestingapi.MakeResourceFlavor("acc-empty-probe").Obj()
+			rf := utiltesting.MakeResourceFlavor("acc-empty-probe").Obj()
 			if _, err := c.Kueue.KueueV1beta2().ResourceFlavors().Create(ctx, rf, metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("Kueue after the emptying: %w", err)
 			}

@@ -30,7 +30,7 @@ resource "dwsfallback_kueue_queue" "test" {
 
 // A token the API server no longer accepts: the error says so and how to renew it, for Kubernetes and for GKE.
 func TestAccFaults_revokedToken(t *testing.T) {
-	t.Parallel() // refused credentials write nothing
+	t.Parallel() // refused before it writes, and it starts no control plane (its cluster is never reached)
 	s := requireStack(t)
 	createTestCluster(t, "acc-revoked")
 	resource.Test(t, resource.TestCase{

@@ -108,7 +108,7 @@ func (r *tfRun) applyDrift() (out string, changed, ok bool) {
 // changes).
 func (r *tfRun) planExit(args ...string) (string, int) {
 	r.t.Helper()
-	return r.exec(append([]string{"plan", "-input=false", "-detailed-exitcode"}, args...)...)
+	return r.execute(append([]string{"plan", "-input=false", "-detailed-exitcode"}, args...)...)
 }
 
 // queried is an object the adoption query must find: where it is imported to, its list's display name, and its id.

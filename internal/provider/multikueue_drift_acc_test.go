@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/multikueue"
@@ -32,7 +32,7 @@ func TestAccDrift_multiKueueGenerated(t *testing.T) {
 	// An AdmissionCheck of the config's name that is not its check: the create refuses it instead of taking it over.
 	tf.mustRun("apply", "-auto-approve", "-input=false", "-target=dwsfallback_cluster.manager")
 	c := clusterClients(t, "dmk-manager")
-	foreign := utiltestingapi.MakeAdmissionCheck("dmk").ControllerName("example.com/other").Obj()
+	foreign := utiltesting.MakeAdmissionCheck("dmk").ControllerName("example.com/other").Obj()
 	checks := c.Kueue.KueueV1beta2().AdmissionChecks()
 	if _, err := checks.Create(context.Background(), foreign, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
@@ -334,7 +334,7 @@ resource "dwsfallback_kueue_queue" "with_dws" {
 			},
 			{
 				PreConfig: func() {
-					other := utiltestingapi.MakeMultiKueueConfig("other").Clusters("mk-w2").Obj()
+					other := utiltesting.MakeMultiKueueConfig("other").Clusters("mk-w2").Obj()
 					if _, err := clusterClients(t, "mk-manager").Kueue.KueueV1beta2().MultiKueueConfigs().Create(context.Background(), other, metav1.CreateOptions{}); err != nil {
 						t.Fatal(err)
 					}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	kueuefake "sigs.k8s.io/kueue/client-go/clientset/versioned/fake"
-	utiltestingapi "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 )
@@ -21,8 +21,8 @@ func TestKueueInUse(t *testing.T) {
 		t.Errorf("no queues: kueueInUse = %q, %v; want nothing in use", got, err)
 	}
 	used := &kube.Clients{Host: "https://k", Kueue: kueuefake.NewSimpleClientset(
-		utiltestingapi.MakeClusterQueue("team-a").Obj(),
-		utiltestingapi.MakeWorkload("job-1", "default").Obj(),
+		utiltesting.MakeClusterQueue("team-a").Obj(),
+		utiltesting.MakeWorkload("job-1", "default").Obj(),
 	)}
 	got, err := kueueInUse(context.Background(), used)
 	if err != nil || !strings.Contains(got, "1 ClusterQueue(s) (team-a) and 1 workload(s)") {
