@@ -8,8 +8,8 @@ import (
 )
 
 // exampleRun is a Terraform run in a copy of examples/<name>, beside the tutorial's training script that the
-// examples read from ../tutorial. The provider is served in-process: what the examples show is the configuration's
-// effect, not the plugin process.
+// examples read from ../tutorial. newTFRunIn serves the provider in-process: what the examples show is the
+// configuration's effect, not the plugin process.
 func exampleRun(t *testing.T, name string) *tfRun {
 	t.Helper()
 	dir := t.TempDir()
@@ -28,9 +28,7 @@ func exampleRun(t *testing.T, name string) *tfRun {
 			t.Fatal(err)
 		}
 	}
-	tf := newTFRunInProcess(t, "")
-	tf.dir = filepath.Join(dir, name)
-	return tf
+	return newTFRunIn(t, filepath.Join(dir, name))
 }
 
 // TestAccExamples_cleanAfterApply: right after each complete example applies, `terraform plan -detailed-exitcode`
