@@ -516,19 +516,20 @@ func waitWorkloadsGone(ctx context.Context, c *kube.Clients, ns, uid string) err
 		return nil
 	}
 	var left []kueue.Workload
-	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
-		list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel + "=" + uid})
+	ofJob := metav1.ListOptions{LabelSelector: wellknown.JobUIDLabel + "=" + uid}
+	// Woken by the Workloads' own events: a poll a second cost each destroy most of a second after Kueue let go.
+	err := kube.WaitUntil(ctx, func(ctx context.Context) (bool, error) {
+		list, err := c.Kueue.KueueV1beta2().Workloads(ns).List(ctx, ofJob)
 		if kube.APIMissing(err) {
 			return true, nil
-		}
-		if err != nil && kube.Transient(err) {
-			return false, nil
 		}
 		if err != nil {
 			return false, err
 		}
 		left = list.Items
 		return len(left) == 0, nil
+	}, func(ctx context.Context) (watch.Interface, error) {
+		return c.Kueue.KueueV1beta2().Workloads(ns).Watch(ctx, ofJob)
 	})
 	if err == nil {
 		return nil
