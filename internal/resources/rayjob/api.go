@@ -14,6 +14,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -230,6 +231,9 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 		if why := inadmissible(p.wl, time.Now()); why != "" && waitFor != "none" {
 			return false, fmt.Errorf("Kueue cannot admit the job as things stand: %s", why)
 		}
+		if why := deactivated(p.wl); why != "" && waitFor != "none" {
+			return false, fmt.Errorf("Kueue will not admit the job: %s", why)
+		}
 		if p.admitted() && placed != nil && !checkedPlacement {
 			if err := placed(ctx, p); err != nil {
 				return false, err
@@ -275,6 +279,30 @@ const (
 	// inadmissibleGrace lets a LocalQueue or quota created in the same apply arrive before a wait gives up.
 	inadmissibleGrace = 20 * time.Second
 )
+
+// deactivated says why Kueue took the Workload out of admission for good (until someone sets it active again), ""
+// while it may still be admitted. A rejected admission check is final in Kueue (a DWS request that failed with no
+// retries left): Kueue marks the Workload to be deactivated, then deactivates it and resets its checks.
+func deactivated(wl *kueue.Workload) string {
+	if wl == nil {
+		return ""
+	}
+	for _, ch := range wl.Status.AdmissionChecks {
+		if ch.State == kueue.CheckStateRejected {
+			return fmt.Sprintf("its admission check %s was rejected%s", ch.Name, kueueuse.Because(ch.Message))
+		}
+	}
+	for _, typ := range []string{kueue.WorkloadDeactivationTarget, kueue.WorkloadEvicted} {
+		c := apimeta.FindStatusCondition(wl.Status.Conditions, typ)
+		if c != nil && c.Status == metav1.ConditionTrue && (typ == kueue.WorkloadDeactivationTarget || c.Reason == kueue.WorkloadDeactivated) {
+			return "its Workload is deactivated: " + c.Message
+		}
+	}
+	if wl.Spec.Active != nil && !*wl.Spec.Active {
+		return "its Workload is deactivated (spec.active is false)"
+	}
+	return ""
+}
 
 // inadmissible returns Kueue's reason when the Workload cannot be admitted as things stand (its LocalQueue or
 // ClusterQueue missing or inactive, or no flavor that could ever fit it: a request above every flavor's maximum

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kptr "k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
@@ -72,5 +73,41 @@ func TestKeepsFilesByName(t *testing.T) {
 	}
 	if !keepsFiles(live, &corev1.ConfigMap{Data: map[string]string{"a.py": ""}}) {
 		t.Error("the same files not kept")
+	}
+}
+
+// A Workload Kueue took out of admission ends the wait at once, whichever step of Kueue's deactivation the read sees;
+// quota in use or a check still pending does not.
+func TestDeactivated(t *testing.T) {
+	t.Parallel()
+	check := func(state kueue.CheckState) kueue.AdmissionCheckState {
+		return kueue.AdmissionCheckState{Name: "dws-prov", State: state, Message: "ProvisioningRequest failed"}
+	}
+	cond := func(typ, reason, msg string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: msg}
+	}
+	wl := func() *utiltesting.WorkloadWrapper { return utiltesting.MakeWorkload("rayjob-x-1", "default") }
+	for _, tc := range []struct {
+		name string
+		wl   *kueue.Workload
+		want string
+	}{
+		{"no Workload yet", nil, ""},
+		{"check pending", wl().AdmissionCheck(check(kueue.CheckStatePending)).Obj(), ""},
+		{"check to retry", wl().AdmissionCheck(check(kueue.CheckStateRetry)).Obj(), ""},
+		{"check rejected", wl().AdmissionCheck(check(kueue.CheckStateRejected)).Obj(),
+			"its admission check dws-prov was rejected (ProvisioningRequest failed)"},
+		{"marked to deactivate", wl().Condition(cond(kueue.WorkloadDeactivationTarget, kueue.WorkloadEvictedByAdmissionCheck,
+			"Admission check(s): [dws-prov], were rejected")).Obj(),
+			"its Workload is deactivated: Admission check(s): [dws-prov], were rejected"},
+		{"evicted as deactivated", wl().Active(false).Condition(cond(kueue.WorkloadEvicted, kueue.WorkloadDeactivated,
+			"The workload is deactivated due to Admission check(s): [dws-prov], were rejected")).Obj(),
+			"its Workload is deactivated: The workload is deactivated due to Admission check(s): [dws-prov], were rejected"},
+		{"evicted by preemption", wl().Condition(cond(kueue.WorkloadEvicted, kueue.WorkloadEvictedByPreemption, "preempted")).Obj(), ""},
+		{"deactivated by hand", wl().Active(false).Obj(), "its Workload is deactivated (spec.active is false)"},
+	} {
+		if got := deactivated(tc.wl); got != tc.want {
+			t.Errorf("%s: deactivated() = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
