@@ -41,7 +41,7 @@ func (c *kueueCerts) files() map[string][]byte {
 }
 
 // kueueConfig is the manager's Configuration: the tutorial's feature gate, the RayJob and RayCluster integrations,
-// everything bound to loopback.
+// the chart's concurrency and client rate, everything bound to loopback.
 func kueueConfig(healthPort, metricsPort, webhookPort int, certDir string) string {
 	return fmt.Sprintf(`apiVersion: config.kueue.x-k8s.io/v1beta2
 kind: Configuration
@@ -60,6 +60,17 @@ internalCertManagement:
   enable: true
   webhookServiceName: kueue-webhook-service
   webhookSecretName: kueue-webhook-server-cert
+# As the tutorial's install (Kueue's Helm chart) runs the manager: five Workload reconcilers and a client rate of 50
+# a second, burst 100, where the binary alone defaults to one reconciler and 20, burst 30.
+controller:
+  groupKindConcurrency:
+    Workload.kueue.x-k8s.io: 5
+    LocalQueue.kueue.x-k8s.io: 1
+    ClusterQueue.kueue.x-k8s.io: 1
+    ResourceFlavor.kueue.x-k8s.io: 1
+clientConnection:
+  qps: 50
+  burst: 100
 integrations:
   frameworks:
   - ray.io/rayjob
