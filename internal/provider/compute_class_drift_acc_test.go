@@ -16,6 +16,7 @@ import (
 // writer adds to it plans its removal too.
 func TestAccDrift_classGenerated(t *testing.T) {
 	t.Parallel()
+	planeTurn(t)
 	requireStack(t)
 	ref := createTestCluster(t, "acc-drift-cc")
 	tf := newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+classPairConfig(ref.Name, "dcc")+classConfig(ref.Name, "dcc"))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -177,10 +178,21 @@ func putBack(t *testing.T, api k8sdynamic.ResourceInterface, before, _ *unstruct
 	}
 }
 
+// planeTurnMu lets the tests that start control planes of their own (the generated drift tests of the
+// Kubernetes-backed kinds, the multi-region example) run one at a time, while the soak runs beside them (PLANE_TESTS
+// in GNUmakefile).
+var planeTurnMu sync.Mutex
+
+func planeTurn(t *testing.T) {
+	planeTurnMu.Lock()
+	t.Cleanup(planeTurnMu.Unlock)
+}
+
 // TestAccDrift_queueGenerated changes, one at a time, every field the queue's apply set on each of its objects, as
 // another writer would, and requires the plan to show it and the apply to repair it.
 func TestAccDrift_queueGenerated(t *testing.T) {
 	t.Parallel()
+	planeTurn(t)
 	requireStack(t)
 	ref := createTestCluster(t, "acc-drift-q")
 	tf := newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+queueConfig(ref.Name, "dq", 16))
@@ -288,6 +300,7 @@ func supportedInstead(m drift.Mutation, err error) (enumChange, bool) {
 // toleration on the workers.
 func TestAccDrift_rayJobGenerated(t *testing.T) {
 	t.Parallel()
+	planeTurn(t)
 	requireStack(t)
 	ref := createTestCluster(t, "acc-drift-j")
 	config := "provider \"dwsfallback\" {}\n" + pairConfig(ref.Name, "on-demand-pool", "dws-pool", 4) +

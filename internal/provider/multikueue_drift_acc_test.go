@@ -25,6 +25,7 @@ import (
 // another writer would, and requires the plan to show it and the apply to repair it.
 func TestAccDrift_multiKueueGenerated(t *testing.T) {
 	t.Parallel()
+	planeTurn(t)
 	requireStack(t)
 	// The MultiKueue test's manager, two workers, config and queue, under names of this test's own.
 	tf := newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+strings.NewReplacer(`"mk-`, `"dmk-`, `"multikueue"`, `"dmk"`,

@@ -366,6 +366,8 @@ func loseWorker(t *testing.T, s *localstack.Stack, job, from, to string) error {
 // third worker is retired in one apply, added again in one more, and moved to another zone in a third, while the
 // jobs run: they stay where they are, and each plan after is empty.
 func TestAccExample_multiRegion(t *testing.T) {
+	t.Parallel()
+	planeTurn(t)
 	requireStack(t)
 	tf := exampleRun(t, "multi-region")
 	three := []string{"-var", "manager_cluster=mre-manager", "-var", `worker_clusters=["mre-a","mre-b","mre-c"]`,
