@@ -282,7 +282,9 @@ const (
 
 // deactivated says why Kueue took the Workload out of admission for good (until someone sets it active again), ""
 // while it may still be admitted. A rejected admission check is final in Kueue (a DWS request that failed with no
-// retries left): Kueue marks the Workload to be deactivated, then deactivates it and resets its checks.
+// retries left): Kueue marks the Workload to be deactivated, then deactivates it, evicts it with the cause in the
+// reason (DeactivatedDueTo...) and resets its checks to Pending. An Evicted condition alone is no sign: it stays
+// after the Workload is set active again, until Kueue reserves quota for it.
 func deactivated(wl *kueue.Workload) string {
 	if wl == nil {
 		return ""
@@ -292,16 +294,17 @@ func deactivated(wl *kueue.Workload) string {
 			return fmt.Sprintf("its admission check %s was rejected%s", ch.Name, kueueuse.Because(ch.Message))
 		}
 	}
-	for _, typ := range []string{kueue.WorkloadDeactivationTarget, kueue.WorkloadEvicted} {
-		c := apimeta.FindStatusCondition(wl.Status.Conditions, typ)
-		if c != nil && c.Status == metav1.ConditionTrue && (typ == kueue.WorkloadDeactivationTarget || c.Reason == kueue.WorkloadDeactivated) {
-			return "its Workload is deactivated: " + c.Message
-		}
+	if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadDeactivationTarget); c != nil && c.Status == metav1.ConditionTrue {
+		return "its Workload is to be deactivated: " + c.Message
 	}
-	if wl.Spec.Active != nil && !*wl.Spec.Active {
-		return "its Workload is deactivated (spec.active is false)"
+	if wl.Spec.Active == nil || *wl.Spec.Active {
+		return ""
 	}
-	return ""
+	if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); c != nil && c.Status == metav1.ConditionTrue &&
+		strings.HasPrefix(c.Reason, kueue.WorkloadDeactivated) {
+		return "its Workload is deactivated: " + c.Message
+	}
+	return "its Workload is deactivated (spec.active is false)"
 }
 
 // inadmissible returns Kueue's reason when the Workload cannot be admitted as things stand (its LocalQueue or

@@ -97,13 +97,19 @@ func TestDeactivated(t *testing.T) {
 		{"check to retry", wl().AdmissionCheck(check(kueue.CheckStateRetry)).Obj(), ""},
 		{"check rejected", wl().AdmissionCheck(check(kueue.CheckStateRejected)).Obj(),
 			"its admission check dws-prov was rejected (ProvisioningRequest failed)"},
-		{"marked to deactivate", wl().Condition(cond(kueue.WorkloadDeactivationTarget, kueue.WorkloadEvictedByAdmissionCheck,
+		{"marked to deactivate", wl().AdmissionCheck(check(kueue.CheckStateRejected)).Condition(cond(kueue.WorkloadDeactivationTarget,
+			kueue.WorkloadEvictedByAdmissionCheck, "Admission check(s): [dws-prov], were rejected")).Obj(),
+			"its admission check dws-prov was rejected (ProvisioningRequest failed)"},
+		{"marked, check not seen", wl().Condition(cond(kueue.WorkloadDeactivationTarget, kueue.WorkloadEvictedByAdmissionCheck,
 			"Admission check(s): [dws-prov], were rejected")).Obj(),
-			"its Workload is deactivated: Admission check(s): [dws-prov], were rejected"},
-		{"evicted as deactivated", wl().Active(false).Condition(cond(kueue.WorkloadEvicted, kueue.WorkloadDeactivated,
+			"its Workload is to be deactivated: Admission check(s): [dws-prov], were rejected"},
+		// Kueue's last step: evicted with the cause in the reason, the checks reset to Pending.
+		{"deactivated by Kueue", wl().Active(false).AdmissionCheck(check(kueue.CheckStatePending)).Condition(cond(kueue.WorkloadEvicted,
+			kueue.WorkloadDeactivated+"DueTo"+kueue.WorkloadEvictedByAdmissionCheck,
 			"The workload is deactivated due to Admission check(s): [dws-prov], were rejected")).Obj(),
 			"its Workload is deactivated: The workload is deactivated due to Admission check(s): [dws-prov], were rejected"},
-		{"evicted by preemption", wl().Condition(cond(kueue.WorkloadEvicted, kueue.WorkloadEvictedByPreemption, "preempted")).Obj(), ""},
+		{"set active again, still evicted", wl().Active(true).Condition(cond(kueue.WorkloadEvicted,
+			kueue.WorkloadDeactivated+"DueTo"+kueue.WorkloadEvictedByAdmissionCheck, "The workload is deactivated due to ...")).Obj(), ""},
 		{"deactivated by hand", wl().Active(false).Obj(), "its Workload is deactivated (spec.active is false)"},
 	} {
 		if got := deactivated(tc.wl); got != tc.want {
