@@ -60,8 +60,9 @@ internalCertManagement:
   enable: true
   webhookServiceName: kueue-webhook-service
   webhookSecretName: kueue-webhook-server-cert
-# As the tutorial's install (Kueue's Helm chart) runs the manager: five Workload reconcilers and a client rate of 50
-# a second, burst 100, where the binary alone defaults to one reconciler and 20, burst 30.
+# As the tutorial's install (Kueue's Helm chart) runs the manager, for the kinds the stack enables: five Workload
+# reconcilers and a client rate of 50 a second, burst 100, where the binary alone defaults to one reconciler and 20,
+# burst 30. (The chart's Job.batch and Pod entries are for integrations the stack does not enable.)
 controller:
   groupKindConcurrency:
     Workload.kueue.x-k8s.io: 5

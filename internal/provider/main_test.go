@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -213,15 +214,23 @@ func stopStack() {
 
 // sweepAfter deletes, when a test fails, the emulated clusters it left behind (a destroy that failed). Left, one
 // of them would hold the shared control plane, and every later test would fail for a reason not its own. Only a
-// failed test sweeps: a cluster made since the test began may be another parallel test's, still in use.
+// failed test sweeps, and only when no other test that makes clusters on the stack runs beside it (the control-plane
+// tests run at once, beside the soak): a cluster made since the test began may be another test's, still in use.
+// Tests that make clusters through GKE alone do not come here: one of those beside a failed test is not seen.
 func sweepAfter(t *testing.T) {
 	if _, seen := swept.LoadOrStore(t, true); seen {
 		return
 	}
+	sweepers.Add(1)
 	before := clusterNames(t)
 	t.Cleanup(func() {
 		swept.Delete(t)
+		alone := sweepers.Add(-1) == 0
 		if !t.Failed() {
+			return
+		}
+		if !alone {
+			t.Logf("not deleting the clusters made since the test began: other tests that make clusters run beside it")
 			return
 		}
 		c := gkeAPIForCheck()
@@ -296,7 +305,8 @@ var (
 	stackErr  error
 	// stackDir holds the stack's data and logs: removed after a run that passed, kept for one that failed.
 	stackDir string
-	swept    sync.Map // tests whose left-behind clusters are deleted when they end
+	swept    sync.Map     // tests whose left-behind clusters are deleted when they end
+	sweepers atomic.Int32 // how many of them are running
 	dws      *gkeemu.DWS
 	// autoscaler plays GKE's nodes: Node objects per pool, scale-up from pending pods, scale-down when empty.
 	autoscaler *gkeemu.Autoscaler
