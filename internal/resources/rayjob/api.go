@@ -294,8 +294,8 @@ func deactivated(wl *kueue.Workload) string {
 			return fmt.Sprintf("its admission check %s was rejected%s", ch.Name, kueueuse.Because(ch.Message))
 		}
 	}
-	if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadDeactivationTarget); c != nil && c.Status == metav1.ConditionTrue {
-		return "its Workload is to be deactivated: " + c.Message
+	if marked, msg := kube.ConditionTrue(wl.Status.Conditions, kueue.WorkloadDeactivationTarget); marked {
+		return "its Workload is to be deactivated: " + msg
 	}
 	if wl.Spec.Active == nil || *wl.Spec.Active {
 		return ""
