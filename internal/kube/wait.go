@@ -22,10 +22,28 @@ func ConditionTrue(conds []metav1.Condition, typ string) (bool, string) {
 	return false, "no " + typ + " condition yet"
 }
 
+// resync is how often a wait looks again without an event, in case a watch dropped one.
+const resync = 5 * time.Second
+
 // WaitUntil evaluates check at once and again whenever one of the watched objects changes (with a slow resync in
 // case a watch drops), until check says done or ctx ends.
 func WaitUntil(ctx context.Context, check func(context.Context) (bool, error), opens ...func(context.Context) (watch.Interface, error)) error {
+	return WaitUntilDue(ctx, func(ctx context.Context) (bool, time.Time, error) {
+		done, err := check(ctx)
+		return done, time.Time{}, err
+	}, opens...)
+}
+
+// WaitUntilDue is WaitUntil for a check whose answer changes with no event, when a grace period ends: it names that
+// moment (zero when there is none), and the wait looks again then rather than at the next resync.
+func WaitUntilDue(ctx context.Context, check func(context.Context) (bool, time.Time, error), opens ...func(context.Context) (watch.Interface, error)) error {
 	wake := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
 	watchCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	for _, open := range opens {
@@ -39,29 +57,32 @@ func WaitUntil(ctx context.Context, check func(context.Context) (bool, error), o
 					}
 					continue
 				}
+				// What changed before the watch began sends no event: look again once it is there.
+				poke()
 				for range w.ResultChan() {
-					select {
-					case wake <- struct{}{}:
-					default:
-					}
+					poke()
 				}
 				w.Stop()
 			}
 		}()
 	}
 	for {
-		done, err := check(ctx)
+		done, due, err := check(ctx)
 		if done {
 			return nil
 		}
 		if err != nil && !apierrors.IsNotFound(err) && !Transient(err) && ctx.Err() == nil {
 			return err
 		}
+		next := resync
+		if d := time.Until(due); !due.IsZero() && d < next {
+			next = max(d, 50*time.Millisecond) // a moment just past is looked at again at once, never in a spin
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-wake:
-		case <-time.After(5 * time.Second):
+		case <-time.After(next):
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // errRateLimiter stands for a read that blocks until the poll's deadline and fails with it.
@@ -60,5 +61,56 @@ func TestRetryEndsWithTheContext(t *testing.T) {
 	err := Retry(ctx, func() error { calls++; return apierrors.NewServiceUnavailable("starting") })
 	if !apierrors.IsServiceUnavailable(err) || !errors.Is(err, context.DeadlineExceeded) || calls < 2 {
 		t.Fatalf("Retry = %v after %d calls; want the last 503 joined with the deadline, after retries", err, calls)
+	}
+}
+
+func TestWaitUntilDueLooksAgainWhenDue(t *testing.T) {
+	// Shorter than the resync: only the named moment can end this wait in time.
+	ctx, cancel := context.WithTimeout(context.Background(), resync-time.Second)
+	defer cancel()
+	due := time.Now().Add(200 * time.Millisecond)
+	looks := 0
+	err := WaitUntilDue(ctx, func(context.Context) (bool, time.Time, error) {
+		looks++
+		return !time.Now().Before(due), due, nil
+	})
+	if err != nil || looks != 2 {
+		t.Fatalf("WaitUntilDue = %v after %d looks; want done at the second look, when due", err, looks)
+	}
+}
+
+func TestWaitUntilLooksAgainOnceTheWatchIsOpen(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), resync-time.Second)
+	defer cancel()
+	// The change lands after the first look and before the watch begins, so no event ever reports it.
+	firstLook, changed := make(chan struct{}), make(chan struct{})
+	looks := 0
+	err := WaitUntil(ctx, func(context.Context) (bool, error) {
+		looks++
+		if looks == 1 {
+			close(firstLook)
+			return false, nil
+		}
+		select {
+		case <-changed:
+			return true, nil
+		default:
+			return false, nil
+		}
+	}, func(ctx context.Context) (watch.Interface, error) {
+		select {
+		case <-firstLook:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		select {
+		case <-changed:
+		default:
+			close(changed)
+		}
+		return watch.NewFake(), nil
+	})
+	if err != nil {
+		t.Fatalf("WaitUntil = %v after %d looks; want done once the watch is open, before the resync", err, looks)
 	}
 }

@@ -214,41 +214,42 @@ func waitJob(ctx context.Context, c *kube.Clients, ns, name, waitFor string, pla
 		return true
 	}
 	checkedPlacement := false
-	err := kube.WaitUntil(ctx, func(ctx context.Context) (bool, error) {
+	err := kube.WaitUntilDue(ctx, func(ctx context.Context) (bool, time.Time, error) {
 		p, err := readProgress(ctx, c, ns, name)
 		if err == nil && p.noKueue && p.job.Labels[wellknown.QueueNameLabel] != "" && waitFor != "none" {
-			return false, fmt.Errorf("the cluster %s does not serve Kueue's Workload API, so nothing will ever admit the job: install Kueue "+
+			return false, time.Time{}, fmt.Errorf("the cluster %s does not serve Kueue's Workload API, so nothing will ever admit the job: install Kueue "+
 				"(dwsfallback_kueue_install), or drop queue and wait_for = \"none\"", c.Host)
 		}
 		if err != nil {
-			return false, err
+			return false, time.Time{}, err
 		}
 		last = p
 		if ph := p.phase(); ph != lastPhase || time.Since(lastLog) >= progressEvery {
 			lastPhase, lastLog = ph, time.Now()
 			tflog.Info(ctx, fmt.Sprintf("RayJob %s/%s: %s", ns, name, ph))
 		}
-		if why := inadmissible(p.wl, time.Now()); why != "" && waitFor != "none" {
-			return false, fmt.Errorf("Kueue cannot admit the job as things stand: %s", why)
+		why, due := inadmissible(p.wl, time.Now())
+		if why != "" && waitFor != "none" {
+			return false, time.Time{}, fmt.Errorf("Kueue cannot admit the job as things stand: %s", why)
 		}
-		if why := deactivated(p.wl); why != "" && waitFor != "none" {
-			return false, fmt.Errorf("Kueue will not admit the job: %s", why)
+		if why = deactivated(p.wl); why != "" && waitFor != "none" {
+			return false, time.Time{}, fmt.Errorf("Kueue will not admit the job: %s", why)
 		}
 		if p.admitted() && placed != nil && !checkedPlacement {
 			if err := placed(ctx, p); err != nil {
-				return false, err
+				return false, time.Time{}, err
 			}
 			checkedPlacement = true
 		}
 		if p.job.Status.JobDeploymentStatus == rayv1.JobDeploymentStatusFailed && waitFor != "none" && waitFor != "admitted" {
-			return false, fmt.Errorf("the job failed: %s %s", p.job.Status.Reason, p.job.Status.Message)
+			return false, time.Time{}, fmt.Errorf("the job failed: %s %s", p.job.Status.Reason, p.job.Status.Message)
 		}
 		if (waitFor == "running" || waitFor == "complete") && !p.running() && (p.admitted() || p.job.Labels[wellknown.QueueNameLabel] == "") {
 			if why, err := noNodeFor(ctx, p.podsAt(c), p.pods, time.Now()); err != nil || why != "" {
-				return false, errors.Join(err, errorIf(why))
+				return false, time.Time{}, errors.Join(err, errorIf(why))
 			}
 		}
-		return reached(p), nil
+		return reached(p), due, nil
 	}, func(ctx context.Context) (watch.Interface, error) {
 		// Only this job's Workloads: a watch of the namespace would wake every waiting job on every other job's
 		// events, which costs a read per job per event (quadratic in the number of jobs applied together).
@@ -310,23 +311,27 @@ func deactivated(wl *kueue.Workload) string {
 // inadmissible returns Kueue's reason when the Workload cannot be admitted as things stand (its LocalQueue or
 // ClusterQueue missing or inactive, or no flavor that could ever fit it: a request above every flavor's maximum
 // capacity, node labels or taints no flavor matches, a resource the queue does not cover), or "" while waiting can
-// still help (quota in use by others).
-func inadmissible(wl *kueue.Workload, now time.Time) string {
+// still help (quota in use by others). While such a reason waits out its grace, due is when the grace ends: nothing
+// else changes then, so no event would wake the wait.
+func inadmissible(wl *kueue.Workload, now time.Time) (why string, due time.Time) {
 	if wl == nil || wl.Status.Admission != nil {
-		return ""
+		return "", time.Time{}
 	}
 	for _, c := range wl.Status.Conditions {
-		if c.Type != kueue.WorkloadQuotaReserved || c.Status != metav1.ConditionFalse || now.Sub(c.LastTransitionTime.Time) < inadmissibleGrace {
+		if c.Type != kueue.WorkloadQuotaReserved || c.Status != metav1.ConditionFalse {
 			continue
 		}
-		switch {
-		case c.Reason == kueue.WorkloadInadmissible:
-			return c.Message
-		case strings.HasPrefix(c.Message, "couldn't assign flavors") && !strings.Contains(c.Message, "insufficient unused quota"):
-			return c.Message
+		final := c.Reason == kueue.WorkloadInadmissible ||
+			strings.HasPrefix(c.Message, "couldn't assign flavors") && !strings.Contains(c.Message, "insufficient unused quota")
+		if !final {
+			continue
 		}
+		if end := c.LastTransitionTime.Add(inadmissibleGrace); now.Before(end) {
+			return "", end
+		}
+		return c.Message, time.Time{}
 	}
-	return ""
+	return "", time.Time{}
 }
 
 // jobGone reports whether err says the RayJob does not exist.

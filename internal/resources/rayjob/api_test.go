@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -114,6 +115,40 @@ func TestDeactivated(t *testing.T) {
 	} {
 		if got := deactivated(tc.wl); got != tc.want {
 			t.Errorf("%s: deactivated() = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestInadmissible(t *testing.T) {
+	t.Parallel()
+	since := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	pending := func(reason, msg string) *kueue.Workload {
+		return utiltesting.MakeWorkload("rayjob-x-1", "default").Condition(metav1.Condition{Type: kueue.WorkloadQuotaReserved,
+			Status: metav1.ConditionFalse, Reason: reason, Message: msg, LastTransitionTime: metav1.NewTime(since)}).Obj()
+	}
+	noQueue := pending(kueue.WorkloadInadmissible, "LocalQueue team-a doesn't exist")
+	tooBig := pending("Pending", "couldn't assign flavors to pod set workers: insufficient quota for google.com/tpu in flavor dws, request > maximum capacity (64 > 16)")
+	busy := pending("Pending", "couldn't assign flavors to pod set workers: insufficient unused quota for google.com/tpu in flavor dws, 16 more needed")
+	graceEnds := since.Add(inadmissibleGrace)
+	for _, tc := range []struct {
+		name    string
+		wl      *kueue.Workload
+		now     time.Time
+		wantWhy string
+		wantDue time.Time
+	}{
+		{"no Workload yet", nil, since, "", time.Time{}},
+		{"no LocalQueue, in its grace", noQueue, since.Add(time.Second), "", graceEnds},
+		{"no LocalQueue, grace over", noQueue, graceEnds, "LocalQueue team-a doesn't exist", time.Time{}},
+		{"above every flavor, in its grace", tooBig, since, "", graceEnds},
+		{"above every flavor, grace over", tooBig, graceEnds.Add(time.Minute), tooBig.Status.Conditions[0].Message, time.Time{}},
+		// Quota others hold comes back: no grace to wait out, no moment to look again at.
+		{"quota in use", busy, graceEnds.Add(time.Minute), "", time.Time{}},
+		{"quota in use, early", busy, since, "", time.Time{}},
+	} {
+		why, due := inadmissible(tc.wl, tc.now)
+		if why != tc.wantWhy || !due.Equal(tc.wantDue) {
+			t.Errorf("%s: inadmissible() = %q, %v; want %q, %v", tc.name, why, due, tc.wantWhy, tc.wantDue)
 		}
 	}
 }
