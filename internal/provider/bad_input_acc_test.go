@@ -2,10 +2,14 @@ package provider
 
 import (
 	"fmt"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 )
 
 // badInput is one configuration the provider must refuse at plan time, from the configuration alone, with a message
@@ -191,29 +195,44 @@ func badInputCases() []badInput {
 }
 
 // Every rule, each refused by terraform plan from the configuration alone: not one call reaches GKE (and so none
-// reaches a cluster, whose address only GKE knows).
+// reaches a cluster, whose address only GKE knows). The cases reach an emulator of their own, so that the count is
+// theirs and the test runs beside the others.
 func TestAccBadInput(t *testing.T) {
+	t.Parallel()
 	cases := badInputCases()
 	if len(cases) < 30 {
 		t.Fatalf("only %d bad-input cases", len(cases))
 	}
-	before := emu.Calls()
-	// The group returns once its cases, side by side, are done. They run beside each other only: this test is
-	// not parallel, so no other test calls GKE before the count below.
+	own := gkeemu.New(gkeemu.Options{Tokens: []string{testToken}})
+	srv := httptest.NewServer(own)
+	t.Cleanup(srv.Close)
+	// The group returns once its cases, side by side, are done.
 	t.Run("cases", func(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
 				t.Parallel()
 				resource.Test(t, resource.TestCase{
 					ProtoV6ProviderFactories: testProviders,
-					Steps:                    []resource.TestStep{{Config: tc.config, PlanOnly: true, ExpectError: messageRE(tc.want)}},
+					Steps:                    []resource.TestStep{{Config: onEndpoint(tc.config, srv.URL), PlanOnly: true, ExpectError: messageRE(tc.want)}},
 				})
 			})
 		}
 	})
-	for m, n := range emu.Calls() {
-		if m != "GetOperation" && n != before[m] {
-			t.Errorf("bad input reached GKE: %s called %d more times", m, n-before[m])
+	for m, n := range own.Calls() {
+		if n > 0 {
+			t.Errorf("bad input reached GKE: %s called %d times", m, n)
 		}
 	}
+}
+
+// onEndpoint points a configuration's provider at endpoint, unless the configuration names an endpoint itself.
+func onEndpoint(config, endpoint string) string {
+	const block = "provider \"dwsfallback\" {\n"
+	switch {
+	case strings.Contains(config, "container_endpoint"):
+		return config
+	case strings.Contains(config, block):
+		return strings.Replace(config, block, block+"  container_endpoint = "+strconv.Quote(endpoint)+"\n", 1)
+	}
+	return block + "  container_endpoint = " + strconv.Quote(endpoint) + "\n}\n" + config
 }
