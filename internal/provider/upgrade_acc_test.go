@@ -20,8 +20,11 @@ var upgradeFixtures = []struct {
 	// announced are the in-place changes the CHANGELOG tells users of this version to expect on their first plan,
 	// as "address: attribute". None so far.
 	announced []string
+	// first are applied before the rest: the cluster the Kubernetes objects go to, so that it takes the control plane
+	// the suite shares (the first cluster made takes it; a later one starts a plane of its own, about 30 s here).
+	first []string
 }{
-	{version: "0.1.0", commit: "1ef13a5"},
+	{version: "0.1.0", commit: "1ef13a5", first: []string{"dwsfallback_cluster.full"}},
 	// Not a release: the 0.2.0 line before the boot disk, gVNIC and lifecycle attributes, whose users upgrade too.
 	{version: "0.2.0-dev", commit: "88358d0"},
 }
@@ -42,7 +45,7 @@ func TestAccUpgrade_stateFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tf := upgradeRun(t, string(config), filepath.Join(dir, "terraform.tfstate"), nil)
+			tf := upgradeRun(t, string(config), filepath.Join(dir, "terraform.tfstate"), nil, f.first...)
 			checkUpgradeIdentities(t, tf, map[string]any{})
 			checkUpgradePlan(t, tf, f.version, f.announced)
 		})
@@ -52,13 +55,20 @@ func TestAccUpgrade_stateFixtures(t *testing.T) {
 // upgradeRun is a working folder whose state was written by an earlier release from config: the fixture, planted
 // over objects that today's provider made from config; or, with DWSFALLBACK_UPGRADE_FROM, written into the fixture
 // by that release, over the objects it made.
-func upgradeRun(t *testing.T, config, fixture string, ph placeholders) *tfRun {
+func upgradeRun(t *testing.T, config, fixture string, ph placeholders, first ...string) *tfRun {
 	t.Helper()
 	if old := os.Getenv("DWSFALLBACK_UPGRADE_FROM"); old != "" {
 		return writeUpgradeFixture(t, old, config, fixture, ph)
 	}
 	tf := newTFRunInProcess(t, config) // today's provider: what an upgrade changes is state, not the process
 	t.Cleanup(func() { tf.run("destroy", "-auto-approve", "-input=false") })
+	if len(first) > 0 {
+		args := []string{"apply", "-auto-approve", "-input=false"}
+		for _, a := range first {
+			args = append(args, "-target="+a)
+		}
+		tf.mustRun(args...)
+	}
 	tf.mustRun("apply", "-auto-approve", "-input=false")
 	plantFixture(t, tf, fixture, ph)
 	return tf
