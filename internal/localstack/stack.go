@@ -263,15 +263,21 @@ func start(ctx context.Context, o Options) (s *Stack, err error) {
 		}
 	}
 	// job runs KubeRay's submitter; podgc removes the pods of nodes the emulator's autoscaler has deleted.
-	kcm, err := startProcessEnv(s.childEnv(), o.Dir, "kube-controller-manager", filepath.Join(o.BinDir, "kube-controller-manager"),
-		"--kubeconfig="+s.componentKubeconfig, "--controllers=garbagecollector,namespace,serviceaccount-token,job,podgc",
-		"--leader-elect=false", "--use-service-account-credentials=false", "--service-account-private-key-file="+f("sa.key"),
-		"--secure-port=0")
-	if err != nil {
-		return nil, err
+	startKCM := func() error {
+		kcm, err := startProcessEnv(s.childEnv(), o.Dir, "kube-controller-manager", filepath.Join(o.BinDir, "kube-controller-manager"),
+			"--kubeconfig="+s.componentKubeconfig, "--controllers=garbagecollector,namespace,serviceaccount-token,job,podgc",
+			"--leader-elect=false", "--use-service-account-credentials=false", "--service-account-private-key-file="+f("sa.key"),
+			"--secure-port=0")
+		if err != nil {
+			return err
+		}
+		s.addProc(kcm)
+		return nil
 	}
-	s.addProc(kcm)
 	if o.NoKueue {
+		if err := startKCM(); err != nil {
+			return nil, err
+		}
 		s.superviseAll()
 		return s, nil
 	}
@@ -307,6 +313,12 @@ func start(ctx context.Context, o Options) (s *Stack, err error) {
 		return nil, err
 	}
 	mark("CRDs")
+	// After the CRDs, as on GKE, where they are there before anyone deletes a job: the garbage collector watches the
+	// resources its discovery found at start, and others only from its next discovery, up to 30 s later. Started
+	// before them, it left the Workloads of a deleted RayJob uncollected that long on a new control plane.
+	if err := startKCM(); err != nil {
+		return nil, err
+	}
 
 	kueueDir, err := moduleDir(o.Repo, KueueModule)
 	if err != nil {
