@@ -136,10 +136,12 @@ func (s *Stack) sweep(ctx context.Context, dyn dynamic.Interface, b *baseline, n
 				return fmt.Errorf("releasing %s %s: %w", gvr.Resource, o.GetName(), err)
 			}
 		}
-		if o.GetDeletionTimestamp() != nil {
+		// At once: no kubelet of a deleted cluster's nodes confirms that a pod stopped. A pod already terminating
+		// with a grace period (deleted by its job's controller) is deleted again without one: its node may be gone
+		// already, and then only the pod garbage collector's 40 s quarantine would remove it.
+		if o.GetDeletionTimestamp() != nil && ptr.Deref(o.GetDeletionGracePeriodSeconds(), 0) == 0 {
 			return nil
 		}
-		// At once: no kubelet of a deleted cluster's nodes confirms that a pod stopped.
 		err := ri.Delete(ctx, o.GetName(), metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0), PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
 		if ignoreGone(err) != nil {
 			return fmt.Errorf("deleting %s %s: %w", gvr.Resource, o.GetName(), err)
