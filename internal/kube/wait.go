@@ -46,23 +46,35 @@ func WaitUntilDue(ctx context.Context, check func(context.Context) (bool, time.T
 	}
 	watchCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	pause := func() {
+		select {
+		case <-watchCtx.Done():
+		case <-time.After(time.Second):
+		}
+	}
 	for _, open := range opens {
 		go func() {
 			for watchCtx.Err() == nil {
 				w, err := open(watchCtx)
 				if err != nil {
-					select {
-					case <-watchCtx.Done():
-					case <-time.After(time.Second):
-					}
+					pause()
 					continue
 				}
+				// A watcher that does not close its channel when the context ends is stopped then.
+				closed := context.AfterFunc(watchCtx, w.Stop)
+				opened := time.Now()
 				// What changed before the watch began sends no event: look again once it is there.
 				poke()
 				for range w.ResultChan() {
 					poke()
 				}
+				closed()
 				w.Stop()
+				// A watch the server ends at once (a conversion webhook down) is not reopened, and looked after,
+				// in a tight loop.
+				if time.Since(opened) < time.Second {
+					pause()
+				}
 			}
 		}()
 	}

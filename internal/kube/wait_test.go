@@ -68,10 +68,13 @@ func TestWaitUntilDueLooksAgainWhenDue(t *testing.T) {
 	// Shorter than the resync: only the named moment can end this wait in time.
 	ctx, cancel := context.WithTimeout(context.Background(), resync-time.Second)
 	defer cancel()
-	due := time.Now().Add(200 * time.Millisecond)
+	var due time.Time
 	looks := 0
 	err := WaitUntilDue(ctx, func(context.Context) (bool, time.Time, error) {
 		looks++
+		if due.IsZero() {
+			due = time.Now().Add(200 * time.Millisecond)
+		}
 		return !time.Now().Before(due), due, nil
 	})
 	if err != nil || looks != 2 {
