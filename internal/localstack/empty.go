@@ -137,8 +137,8 @@ func (s *Stack) sweep(ctx context.Context, dyn dynamic.Interface, b *baseline, n
 			}
 		}
 		// At once: no kubelet of a deleted cluster's nodes confirms that a pod stopped. A pod already terminating
-		// with a grace period (deleted by its job's controller) is deleted again without one: its node may be gone
-		// already, and then only the pod garbage collector's 40 s quarantine would remove it.
+		// with a grace period (deleted by its owner's controller or the garbage collector) is deleted again without
+		// one: its node may be gone already, and then only the pod garbage collector's 40 s quarantine removes it.
 		if o.GetDeletionTimestamp() != nil && ptr.Deref(o.GetDeletionGracePeriodSeconds(), 0) == 0 {
 			return nil
 		}

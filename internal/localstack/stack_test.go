@@ -36,7 +36,7 @@ func TestStartStop(t *testing.T) {
 		t.Logf("%-16s %s", tm.Phase, tm.Duration)
 	}
 	if len(pids) != 6 {
-		t.Errorf("PIDs = %v, want etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and kueue", pids)
+		t.Errorf("PIDs = %v, want etcd, kube-apiserver, kube-scheduler, kwok, kube-controller-manager and kueue", pids)
 	}
 
 	// The extra token is a cluster admin, as the provider's Google token must be.

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -223,9 +224,22 @@ func TestAccBadInput(t *testing.T) {
 			t.Errorf("bad input reached GKE: %s called %d times", m, n)
 		}
 	}
+	// The count above can only see calls that reach the test's emulator: a read the configuration allows must.
+	probe := gkeemu.New(gkeemu.Options{Tokens: []string{testToken}})
+	probeSrv := httptest.NewServer(probe)
+	t.Cleanup(probeSrv.Close)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{Config: onEndpoint("data \"dwsfallback_rayjob\" \"j\" {\n  cluster = \"nowhere\"\n  name = \"j\"\n}\n", probeSrv.URL),
+			PlanOnly: true, ExpectError: regexp.MustCompile(`nowhere`)}},
+	})
+	if probe.Calls()["GetCluster"] == 0 {
+		t.Errorf("a plan that reads a cluster did not reach the emulator its configuration names (calls %v): the count above proves nothing", probe.Calls())
+	}
 }
 
-// onEndpoint points a configuration's provider at endpoint, unless the configuration names an endpoint itself.
+// onEndpoint points a configuration's provider at endpoint, unless the configuration names an endpoint itself (one
+// the provider refuses: a case of its own).
 func onEndpoint(config, endpoint string) string {
 	const block = "provider \"dwsfallback\" {\n"
 	switch {
@@ -233,6 +247,8 @@ func onEndpoint(config, endpoint string) string {
 		return config
 	case strings.Contains(config, block):
 		return strings.Replace(config, block, block+"  container_endpoint = "+strconv.Quote(endpoint)+"\n", 1)
+	case strings.Contains(config, `provider "dwsfallback"`):
+		panic("onEndpoint cannot place the endpoint in this provider block:\n" + config)
 	}
 	return block + "  container_endpoint = " + strconv.Quote(endpoint) + "\n}\n" + config
 }

@@ -144,7 +144,7 @@ func TestPlanShortcutMatchesFramework(t *testing.T) {
 					if proposed.Equal(prior) {
 						// Terraform writes a map's keys in order, so equal values reach us as equal bytes; tftypes
 						// writes them in Go's map order, which would hide a random share of cases from the shortcut.
-						proposedDV = priorDV
+						proposedDV = &tfprotov6.DynamicValue{MsgPack: priorDV.MsgPack}
 					}
 					req := &tfprotov6.PlanResourceChangeRequest{
 						TypeName:         typeName,

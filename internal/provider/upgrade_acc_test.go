@@ -20,8 +20,9 @@ var upgradeFixtures = []struct {
 	// announced are the in-place changes the CHANGELOG tells users of this version to expect on their first plan,
 	// as "address: attribute". None so far.
 	announced []string
-	// first are applied before the rest: the cluster the Kubernetes objects go to, so that it takes the control plane
-	// the suite shares (the first cluster made takes it; a later one starts a plane of its own, about 30 s here).
+	// first are applied before the rest when today's provider makes the objects: the cluster the Kubernetes objects
+	// go to, so that it takes the control plane the suite shares (the first cluster made takes it; a later one starts
+	// a plane of its own). Writing a fixture with an old release applies all at once, as its users did.
 	first []string
 }{
 	{version: "0.1.0", commit: "1ef13a5", first: []string{"dwsfallback_cluster.full"}},
