@@ -225,16 +225,13 @@ func TestAccBadInput(t *testing.T) {
 		}
 	}
 	// The count above can only see calls that reach the test's emulator: a read the configuration allows must.
-	probe := gkeemu.New(gkeemu.Options{Tokens: []string{testToken}})
-	probeSrv := httptest.NewServer(probe)
-	t.Cleanup(probeSrv.Close)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{Config: onEndpoint("data \"dwsfallback_rayjob\" \"j\" {\n  cluster = \"nowhere\"\n  name = \"j\"\n}\n", probeSrv.URL),
+		Steps: []resource.TestStep{{Config: onEndpoint("data \"dwsfallback_rayjob\" \"j\" {\n  cluster = \"nowhere\"\n  name = \"j\"\n}\n", srv.URL),
 			PlanOnly: true, ExpectError: regexp.MustCompile(`nowhere`)}},
 	})
-	if probe.Calls()["GetCluster"] == 0 {
-		t.Errorf("a plan that reads a cluster did not reach the emulator its configuration names (calls %v): the count above proves nothing", probe.Calls())
+	if own.Calls()["GetCluster"] == 0 {
+		t.Errorf("a plan that reads a cluster did not reach the emulator its configuration names (calls %v): the count above proves nothing", own.Calls())
 	}
 }
 
