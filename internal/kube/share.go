@@ -183,8 +183,18 @@ func (r *JobReads) RayJobs(ctx context.Context, c *Clients, ns string) ([]rayv1.
 // refresh then waits for the longest LIST, not for their sum, and every other Read of the refresh waits for that one.
 func (r *JobReads) Start(ctx context.Context, c *Clients, ns string, files bool) {
 	key := ShareKey{c, ns}
-	r.workloads.Start(ctx, key, listWorkloads(c, ns))
-	r.rayJobs.Start(ctx, key, r.listRayJobs(c, ns, files))
+	jobs := r.listRayJobs(c, ns, files)
+	r.rayJobs.Start(ctx, key, jobs)
+	// The Workloads are listed once the RayJobs are, so that they are at least as new: Kueue writes a Workload's
+	// admission before it changes the job (the flavor's node selector, labels and annotations). Listed side by side,
+	// a refresh at the moment of admission saw those changes on the job without the admission that explains them,
+	// and planned the job's replacement for drift.
+	r.workloads.Start(ctx, key, func(ctx context.Context) ([]kueue.Workload, error) {
+		if _, err := r.rayJobs.Get(ctx, key, jobs); err != nil {
+			return nil, err
+		}
+		return listWorkloads(c, ns)(ctx)
+	})
 }
 
 func (r *JobReads) listRayJobs(c *Clients, ns string, files bool) func(context.Context) ([]rayv1.RayJob, error) {
