@@ -41,6 +41,26 @@ func (ca *keyPair) serving(cn string, dnsNames ...string) (*keyPair, error) {
 	})
 }
 
+// crossSign certifies other's CA under this one (same subject and key, this CA as issuer), PEM-encoded: sent as an
+// intermediate, it lets a client that trusts this CA verify what other signed.
+func (ca *keyPair) crossSign(other *keyPair) ([]byte, error) {
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return nil, err
+	}
+	o := other.parsed
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: o.Subject, SubjectKeyId: o.SubjectKeyId,
+		NotBefore: o.NotBefore, NotAfter: o.NotAfter,
+		KeyUsage: o.KeyUsage, IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.parsed, &other.priv.PublicKey, ca.priv)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
+
 func issue(parent *keyPair, tmpl *x509.Certificate) (*keyPair, error) {
 	// RSA with PKCS#1 keys: Kueue's rotator reads the CA key in that form.
 	priv, err := rsa.GenerateKey(rand.Reader, 2048)

@@ -19,6 +19,10 @@ type GKEOptions struct {
 	// TimeScale multiplies GKE's autoscaler timings (backoffs of 5 to 30 minutes after a failed scale-up, 15-minute
 	// flex-start capacity checks); 0 keeps GKE's.
 	TimeScale float64
+	// SparePlanes is how many control planes of deleted clusters are kept, emptied, for the next clusters that
+	// need one beside the primary (0: each stops with its cluster). A test suite whose clusters come and go
+	// beside each other starts a few instead of one per cluster.
+	SparePlanes int
 }
 
 // AttachGKE makes the emulator's clusters live on control planes until ctx ends: this stack serves one cluster at a
@@ -30,7 +34,7 @@ func (s *Stack) AttachGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions)
 	if err != nil {
 		return nil, nil, fmt.Errorf("recording what the control plane holds before any cluster: %w", err)
 	}
-	p := &planes{ctx: ctx, emu: emu, gke: o, primary: s, fronts: map[string]*front{}, base: base}
+	p := &planes{ctx: ctx, emu: emu, gke: o, primary: s, fronts: map[string]*front{}, live: map[*plane]bool{}, base: base}
 	s.planes = p
 	emu.HandleAdmin("restarts", http.HandlerFunc(s.serveRestarts))
 	// Clusters first: the autoscaler scoped to p.holds would remove the nodes of a cluster not yet given a plane.

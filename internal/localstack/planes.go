@@ -27,8 +27,9 @@ import (
 // planes gives every emulated cluster a control plane of its own, as GKE gives each cluster its master. The stack
 // that AttachGKE was called on serves one cluster at a time: the first one created while it is free, so a run with
 // one cluster at a time (the demo, the serial tests) starts nothing more. Every other cluster gets at once an
-// endpoint of its own, a TLS front on loopback with a CA of its own, and behind it a control plane of its own, started
-// on the cluster's first request: a cluster nobody talks to (GKE-only tests) costs one listening socket.
+// endpoint of its own, a TLS front on loopback with a CA of its own, and behind it a control plane, taken on the
+// cluster's first request: a cluster nobody talks to (GKE-only tests) costs one listening socket. That control plane
+// is one a deleted cluster left, emptied, when GKEOptions.SparePlanes keeps them; else a new one.
 type planes struct {
 	ctx     context.Context
 	emu     *gkeemu.Server
@@ -42,10 +43,50 @@ type planes struct {
 	mu     sync.Mutex
 	holder string            // the cluster the primary stack serves, "" while it is free
 	fronts map[string]*front // the other clusters, by key
+	spares []*plane          // control planes that serve no cluster, emptied
+	live   map[*plane]bool   // every plane started beside the primary and not stopped
 	seq    int
+	ending bool // stopAll has begun: a closing front's plane stops
+
+	closing sync.WaitGroup // fronts of deleted clusters still closing
 
 	versionMu   sync.Mutex
 	versionJSON []byte // the primary's /version, once read
+}
+
+// plane is a control plane started beside the primary: it serves one cluster at a time, behind that cluster's
+// front, and its DWS, autoscaler and add-ons follow whichever cluster that is.
+type plane struct {
+	p      *planes
+	stk    *Stack
+	base   *baseline
+	ca     *keyPair // the CA its API server serves with: the one of the first cluster it served
+	cancel context.CancelFunc
+	dir    string
+
+	mu     sync.Mutex
+	holder string
+}
+
+func (pl *plane) holds(cluster string) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pl.holder == cluster
+}
+
+func (pl *plane) serve(cluster string) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.holder = cluster
+}
+
+func (pl *plane) stop() {
+	pl.p.mu.Lock()
+	delete(pl.p.live, pl)
+	pl.p.mu.Unlock()
+	pl.cancel()
+	pl.stk.Stop()
+	_ = os.RemoveAll(pl.dir)
 }
 
 // Open implements gkeemu.ControlPlanes.
@@ -66,7 +107,8 @@ func (p *planes) Open(cluster string) (string, string, error) {
 }
 
 // Close implements gkeemu.ControlPlanes: the primary stack is free for the next cluster (the emulator's autoscaler
-// removes the deleted cluster's nodes from it); any other cluster's control plane stops, and its data goes.
+// removes the deleted cluster's nodes from it); any other cluster's endpoint closes, and its control plane is kept
+// for the next cluster when it was emptied and a spare is wanted, or stops with its data.
 func (p *planes) Close(cluster string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -76,20 +118,46 @@ func (p *planes) Close(cluster string) {
 	}
 	if f := p.fronts[cluster]; f != nil {
 		delete(p.fronts, cluster)
-		go f.close()
+		p.closing.Add(1)
+		go func() {
+			defer p.closing.Done()
+			f.close()
+		}()
 	}
 }
 
-// Empty implements gkeemu.Emptier: the primary stack outlives the cluster it served, so what that cluster held
-// (its nodes, namespaces, Kueue's objects, ...) is deleted before the next one gets the stack. Another cluster's
-// control plane goes with its data when it closes.
+// Empty implements gkeemu.Emptier: a stack that outlives the cluster it served (the primary, a plane kept as a
+// spare) is emptied of what that cluster held (its nodes, namespaces, Kueue's objects, ...) before the next one gets
+// it.
 func (p *planes) Empty(cluster string) error {
-	if !p.holds(cluster) || p.base == nil {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(p.ctx, 2*time.Minute)
 	defer cancel()
-	return p.primary.empty(ctx, p.base, 10*time.Second)
+	if p.holds(cluster) {
+		if p.base == nil {
+			return nil
+		}
+		return p.primary.empty(ctx, p.base, 10*time.Second)
+	}
+	p.mu.Lock()
+	f := p.fronts[cluster]
+	wanted := len(p.spares) < p.gke.SparePlanes
+	p.mu.Unlock()
+	if f == nil || !wanted {
+		return nil
+	}
+	pl := f.plane()
+	if pl == nil {
+		return nil
+	}
+	// The cluster is STOPPING: nothing may write to it while it is emptied, neither a client through the front nor
+	// the emulator's DWS, autoscaler and add-on, or the spare would keep what they wrote.
+	f.draining.Store(true)
+	pl.serve("")
+	if err := pl.stk.empty(ctx, pl.base, 10*time.Second); err != nil {
+		return err
+	}
+	f.emptied.Store(true)
+	return nil
 }
 
 // holds is the scope of the primary stack's DWS, autoscaler and add-ons.
@@ -111,16 +179,48 @@ func (p *planes) stack(cluster string) *Stack {
 	if f == nil {
 		return nil
 	}
-	return f.started()
+	if pl := f.plane(); pl != nil {
+		return pl.stk
+	}
+	return nil
+}
+
+// takeSpare hands a kept control plane to the cluster, nil when none is kept.
+func (p *planes) takeSpare(cluster string) *plane {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.spares) == 0 {
+		return nil
+	}
+	pl := p.spares[len(p.spares)-1]
+	p.spares = p.spares[:len(p.spares)-1]
+	pl.serve(cluster)
+	return pl
+}
+
+// keep makes an emptied control plane a spare, false when enough are kept or the stack is stopping.
+func (p *planes) keep(pl *plane) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ending || len(p.spares) >= p.gke.SparePlanes {
+		return false
+	}
+	pl.serve("")
+	p.spares = append(p.spares, pl)
+	return true
 }
 
 func (p *planes) stopAll() {
 	p.mu.Lock()
-	fs := p.fronts
-	p.fronts = map[string]*front{}
+	fs, spares := p.fronts, p.spares
+	p.fronts, p.spares, p.ending = map[string]*front{}, nil, true
 	p.mu.Unlock()
 	for _, f := range fs {
 		f.close()
+	}
+	p.closing.Wait()
+	for _, pl := range spares {
+		pl.stop()
 	}
 }
 
@@ -129,20 +229,24 @@ func (p *planes) stopAll() {
 type front struct {
 	p        *planes
 	cluster  string
-	dir      string
+	seq      int
 	endpoint string
 	ca       *keyPair
+	serving  *keyPair
 	srv      *http.Server
 
 	// ctx ends when the cluster is deleted, which stops a start under way.
-	ctx    context.Context
-	cancel context.CancelFunc
-	once   sync.Once
-	begun  atomic.Bool
-	ready  chan struct{}
-	stk    *Stack
-	err    error
-	proxy  *httputil.ReverseProxy
+	ctx      context.Context
+	cancel   context.CancelFunc
+	once     sync.Once
+	begun    atomic.Bool
+	ready    chan struct{}
+	pl       *plane
+	err      error
+	proxy    *httputil.ReverseProxy
+	cert     atomic.Pointer[tls.Certificate]
+	emptied  atomic.Bool // Empty left the plane as the cluster found it
+	draining atomic.Bool // Empty has begun: no request reaches the plane any more
 }
 
 var errClosed = errors.New("the cluster was deleted")
@@ -197,11 +301,12 @@ func (p *planes) newFront(cluster string, seq int) (*front, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &front{p: p, cluster: cluster, ca: ca, endpoint: ln.Addr().String(), ready: make(chan struct{}),
-		dir: filepath.Join(p.primary.dir, "planes", fmt.Sprintf("%d-%s", seq, lastSegment(cluster)))}
+	f := &front{p: p, cluster: cluster, seq: seq, ca: ca, serving: serving, endpoint: ln.Addr().String(), ready: make(chan struct{})}
+	f.cert.Store(&cert)
 	f.ctx, f.cancel = context.WithCancel(p.ctx)
 	f.srv = &http.Server{Handler: f, ReadHeaderTimeout: 30 * time.Second,
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12,
+			GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return f.cert.Load(), nil }}}
 	go func() { _ = f.srv.ServeTLS(ln, "", "") }()
 	return f, nil
 }
@@ -226,30 +331,52 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("the control plane of %s did not start: %v", f.cluster, f.err), http.StatusServiceUnavailable)
 		return
 	}
-	f.proxy.ServeHTTP(w, r)
+	if f.draining.Load() {
+		http.Error(w, fmt.Sprintf("the cluster %s is being deleted", lastSegment(f.cluster)), http.StatusServiceUnavailable)
+		return
+	}
+	// A request of the deleted cluster's (a watch, an exec stream) ends with it: its plane may serve another next.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer context.AfterFunc(f.ctx, cancel)()
+	f.proxy.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// start runs the cluster's control plane as the primary stack runs (same binaries, same accepted tokens) with the
-// emulator playing GKE's part for this cluster alone.
+// start gives the cluster a control plane: a spare, or a new one that runs as the primary stack runs (same
+// binaries, same accepted tokens) with the emulator playing GKE's part for the cluster it serves.
 func (f *front) start() {
 	defer close(f.ready)
-	ctx := f.ctx
-	o := f.p.primary.opts
-	o.Dir, o.AuditLog, o.NoKueue, o.ca = f.dir, false, false, f.ca
-	o.plane, o.restarts = lastSegment(f.cluster), f.p.primary.restarts
-	sctx, scancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer scancel()
-	stk, err := Start(sctx, o)
-	if err != nil {
-		f.err = err
+	if f.ctx.Err() != nil {
+		f.err = errClosed
 		return
 	}
-	only := func(c string) bool { return c == f.cluster }
-	if _, _, err := stk.serveGKE(ctx, f.p.emu, f.p.gke, only); err != nil {
-		stk.Stop()
-		f.err = err
-		return
+	pl := f.p.takeSpare(f.cluster)
+	if pl == nil {
+		var err error
+		if pl, err = f.newPlane(); err != nil {
+			f.err = err
+			return
+		}
 	}
+	if pl.ca != f.ca {
+		// A spare's API server serves with the CA of the first cluster it served, which is also the ca.crt of its
+		// service account tokens: the front sends this cluster's CA signed by that one beside its certificate, so
+		// that clients that trust either (GetCluster's CA, a kubeconfig made from a token Secret) trust the front.
+		cross, err := pl.ca.crossSign(f.ca)
+		if err != nil {
+			f.err = err
+			f.p.release(pl)
+			return
+		}
+		cert, err := tls.X509KeyPair(append(append([]byte(nil), f.serving.cert...), cross...), f.serving.key)
+		if err != nil {
+			f.err = err
+			f.p.release(pl)
+			return
+		}
+		f.cert.Store(&cert)
+	}
+	stk := pl.stk
 	target, _ := url.Parse(stk.Host)
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(stk.CAPEM)
@@ -265,30 +392,72 @@ func (f *front) start() {
 		// Watches stream: every event is passed on at once.
 		FlushInterval: -1,
 	}
-	f.stk = stk
+	f.pl = pl
 }
 
-// started is the control plane once it serves.
-func (f *front) started() *Stack {
+// newPlane starts a control plane for the cluster, with the cluster's CA.
+func (f *front) newPlane() (*plane, error) {
+	o := f.p.primary.opts
+	o.Dir = filepath.Join(f.p.primary.dir, "planes", fmt.Sprintf("%d-%s", f.seq, lastSegment(f.cluster)))
+	o.AuditLog, o.NoKueue, o.ca = false, false, f.ca
+	o.plane, o.restarts = lastSegment(f.cluster), f.p.primary.restarts
+	sctx, scancel := context.WithTimeout(f.ctx, 5*time.Minute)
+	defer scancel()
+	stk, err := Start(sctx, o)
+	if err != nil {
+		return nil, err
+	}
+	base, err := stk.recordBaseline(sctx)
+	if err != nil {
+		stk.Stop()
+		return nil, err
+	}
+	pl := &plane{p: f.p, stk: stk, base: base, ca: f.ca, dir: o.Dir, holder: f.cluster}
+	f.p.mu.Lock()
+	f.p.live[pl] = true
+	f.p.mu.Unlock()
+	// The plane's DWS, autoscaler and add-on outlive this cluster when the plane is kept for the next.
+	gctx, cancel := context.WithCancel(f.p.ctx)
+	pl.cancel = cancel
+	if _, _, err := stk.serveGKE(gctx, f.p.emu, f.p.gke, pl.holds); err != nil {
+		pl.stop()
+		return nil, err
+	}
+	return pl, nil
+}
+
+// release keeps a plane the cluster will not use, or stops it: it serves nothing of the cluster's.
+func (p *planes) release(pl *plane) {
+	if !p.keep(pl) {
+		pl.stop()
+	}
+}
+
+// plane is the control plane once it serves.
+func (f *front) plane() *plane {
 	select {
 	case <-f.ready:
-		return f.stk
+		return f.pl
 	default:
 		return nil
 	}
 }
 
 func (f *front) close() {
+	f.cancel() // a start under way gives up, and stops what it started; requests under way end
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = f.srv.Shutdown(ctx)
+	_ = f.srv.Close()
 	f.once.Do(func() { f.err = errClosed; close(f.ready) }) // never started: nothing to wait for
-	f.cancel()                                              // a start under way gives up, and stops what it started
 	<-f.ready
-	if f.stk != nil {
-		f.stk.Stop()
+	if f.pl == nil {
+		return
 	}
-	_ = os.RemoveAll(f.dir)
+	if f.emptied.Load() && f.p.keep(f.pl) {
+		return
+	}
+	f.pl.stop()
 }
 
 func lastSegment(key string) string {
@@ -311,15 +480,38 @@ func (s *Stack) withPlanes() []*Stack {
 		return out
 	}
 	s.planes.mu.Lock()
-	fs := make([]*front, 0, len(s.planes.fronts))
-	for _, f := range s.planes.fronts {
-		fs = append(fs, f)
-	}
-	s.planes.mu.Unlock()
-	for _, f := range fs {
-		if st := f.started(); st != nil {
-			out = append(out, st)
-		}
+	defer s.planes.mu.Unlock()
+	for pl := range s.planes.live {
+		out = append(out, pl.stk)
 	}
 	return out
+}
+
+// ClusterPlane is the control plane serving the emulated cluster, given it now when nobody has reached the cluster
+// yet (as a first request to its endpoint would).
+func (s *Stack) ClusterPlane(ctx context.Context, cluster string) (*Stack, error) {
+	p := s.planes
+	if p == nil {
+		return nil, errors.New("the stack serves no emulated clusters")
+	}
+	p.mu.Lock()
+	if p.holder == cluster {
+		p.mu.Unlock()
+		return s, nil
+	}
+	f := p.fronts[cluster]
+	p.mu.Unlock()
+	if f == nil {
+		return nil, fmt.Errorf("no cluster %s", cluster)
+	}
+	f.once.Do(func() { f.begun.Store(true); go f.start() })
+	select {
+	case <-f.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.pl.stk, nil
 }
