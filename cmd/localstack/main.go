@@ -32,6 +32,7 @@ func main() {
 	binDir := flag.String("bin-dir", "", "folder with kube-apiserver, kube-controller-manager and kueue (default DIR/bin)")
 	dwsDelay := flag.Duration("dws-delay", 3*time.Second, "how long the simulated DWS takes to provision a request")
 	scaleDown := flag.Duration("scale-down-delay", 20*time.Second, "how long an autoscaled node stays empty before it goes (GKE: about 10 minutes)")
+	spares := flag.Int("spare-planes", 0, "how many control planes of deleted clusters to keep, emptied, for the next clusters beside the first (0: each stops with its cluster)")
 	timeScale := flag.Float64("autoscaler-time-scale", 0.01, "multiplies GKE's autoscaler timings: backoff after a failed scale-up (5 to 30 minutes) and flex-start capacity checks (15 minutes); 1 is GKE's clock")
 	flag.Parse()
 	if *timeScale <= 0 {
@@ -40,7 +41,7 @@ func main() {
 	if *binDir == "" {
 		*binDir = filepath.Join(*dir, "bin")
 	}
-	gkeOpts := localstack.GKEOptions{DWSDelay: *dwsDelay, ScaleDownDelay: *scaleDown, TimeScale: *timeScale}
+	gkeOpts := localstack.GKEOptions{DWSDelay: *dwsDelay, ScaleDownDelay: *scaleDown, TimeScale: *timeScale, SparePlanes: *spares}
 	if err := run(*dir, *addr, *project, *delay, *kube, *binDir, gkeOpts); err != nil {
 		log.Fatalf("localstack: %v", err)
 	}

@@ -142,22 +142,6 @@ func (r *tfRun) interruptible(out *bytes.Buffer, args ...string) *exec.Cmd {
 
 func interrupt(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
 
-// kubectl runs the real kubectl against the stack, with stdin.
-func kubectl(t *testing.T, stdin string, args ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Fatalf("kubectl is not installed; the equivalence tests apply the tutorial's manifests with it: %v", err)
-	}
-	cmd := exec.Command(bin, append([]string{"--kubeconfig", requireStack(t).Kubeconfig}, args...)...)
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 func testdata(t *testing.T, name string, replace ...string) string {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)

@@ -35,7 +35,7 @@ func exampleRun(t *testing.T, name string) *tfRun {
 // exits 0, as a pipeline that checks drift needs (capacity-fallback and multi-region check it in their own tests).
 // The tutorial makes its own cluster; the others go on a cluster made as the tutorial's commands make it.
 func TestAccExamples_cleanAfterApply(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	for _, tc := range []struct {
 		example string
 		vars    func(t *testing.T) []string
@@ -67,7 +67,7 @@ func TestAccExamples_cleanAfterApply(t *testing.T) {
 // TestAccExamples_reservationFallback: with a reservation of 2 slices, examples/reservation-fallback runs the first
 // two jobs on it and the third on DWS, and plans nothing after the apply.
 func TestAccExamples_reservationFallback(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	addReservation(t, "example-tpu-reservation", 8)
 	tf := exampleRun(t, "reservation-fallback")
 	vars := []string{"-var", "cluster=" + createRayCluster(t, "example-reservation").String(), "-var", "reservation=example-tpu-reservation"}

@@ -220,12 +220,9 @@ func TestAccFaults_clusterGone(t *testing.T) {
 
 // The same for the Kubernetes side: a queue on a cluster that GKE no longer has leaves state at refresh, no error.
 func TestAccFaults_clusterGoneQueue(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
+	// What the queue made goes with the cluster, as on GKE: nothing to clean up after it.
 	ref := createTestCluster(t, "acc-gone-queue")
-	t.Cleanup(func() {
-		kubectl(t, "", "delete", "clusterqueue", "gonequeue-cluster-queue", "--ignore-not-found", "--wait=false")
-		kubectl(t, "", "delete", "localqueue", "-n", "default", "gonequeue-user-queue", "--ignore-not-found")
-	})
 	cfg := fmt.Sprintf(`
 resource "dwsfallback_kueue_queue" "test" {
   cluster      = %q

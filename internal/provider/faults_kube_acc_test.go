@@ -50,6 +50,7 @@ func TestAccFaults_revokedToken(t *testing.T) {
 
 // A cluster without Kueue or KubeRay: the error names what is missing and how to install it.
 func TestAccFaults_notInstalled(t *testing.T) {
+	stackTest(t, 1)
 	s := startStack(t, true)
 	job := `
 resource "dwsfallback_rayjob" "test" {
@@ -78,11 +79,13 @@ resource "dwsfallback_rayjob" "test" {
 
 // Kueue's webhook not answering yet (as right after Kueue starts): the apply waits for it and finishes.
 func TestAccFaults_webhookNotAnswering(t *testing.T) {
-	s := requireStack(t)
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-webhook"))
+	s := cp.stack()
 	// The webhook points at a listener of the test's that drops every connection, so the test sees the API server
 	// try it (the fault met) before it takes the webhook away.
 	addr, hits := droppingListener(t, "127.0.0.1:0")
-	kubectl(t, fmt.Sprintf(`
+	cp.kubectl(fmt.Sprintf(`
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata:
@@ -101,7 +104,7 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `, addr), "apply", "-f", "-")
 	t.Cleanup(func() {
-		kubectl(t, "", "delete", "validatingwebhookconfiguration", "acc-unreachable-kueue", "--ignore-not-found")
+		cp.kubectl("", "delete", "validatingwebhookconfiguration", "acc-unreachable-kueue", "--ignore-not-found")
 	})
 	cfg := kubeBlockProvider(s, s.AdminToken) + faultQueue("webhook", "")
 	resource.Test(t, resource.TestCase{
@@ -110,7 +113,7 @@ webhooks:
 			PreConfig: func() {
 				go func() {
 					if waitFor(2*time.Minute, func() bool { return hits() >= 2 }) {
-						kubectl(t, "", "delete", "validatingwebhookconfiguration", "acc-unreachable-kueue")
+						cp.kubectl("", "delete", "validatingwebhookconfiguration", "acc-unreachable-kueue")
 					}
 				}()
 			},
@@ -132,6 +135,7 @@ webhooks:
 // finishes, and the next plan is empty. While it is down, a listener of the test's holds its port and drops the
 // provider's connections, so the test knows the provider met the fault.
 func TestAccFaults_apiServerRestart(t *testing.T) {
+	stackTest(t, 1)
 	s := startStack(t, false)
 	cfg := kubeBlockProvider(s, s.AdminToken) + faultQueue("restart", "")
 	restarted := make(chan error, 1)
@@ -206,7 +210,9 @@ func droppingListenerOn(t *testing.T, addr string) (bound string, hits func() in
 // Another field manager owns a field with another value: with force_conflicts = false the apply names the conflict
 // and the way to take ownership; with force_conflicts = true it takes it.
 func TestAccFaults_fieldManagerConflict(t *testing.T) {
-	s := requireStack(t)
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-conflict"))
+	s := cp.stack()
 	keep := faultQueue("conflict", "force_conflicts = false")
 	take := faultQueue("conflict", "force_conflicts = true")
 	resource.Test(t, resource.TestCase{
@@ -215,7 +221,7 @@ func TestAccFaults_fieldManagerConflict(t *testing.T) {
 			{Config: kubeBlockProvider(s, s.AdminToken) + keep},
 			{
 				PreConfig: func() {
-					kubectl(t, `
+					cp.kubectl(`
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata:

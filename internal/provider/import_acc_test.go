@@ -19,8 +19,9 @@ import (
 // configuration carries them and validates (their being null failed validation before), and the plan, which imports
 // what is there, says the flavor is being deleted; the apply after it makes the flavor again.
 func TestAccImport_generatedConfig(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	ref := createTestCluster(t, "acc-import")
+	cp := on(t, ref)
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	for _, cmd := range testutil.TutorialPools("acc-import", "on-demand-pool", "dws-pool") {
 		g.Run(cmd...)
@@ -28,9 +29,9 @@ func TestAccImport_generatedConfig(t *testing.T) {
 	for _, cmd := range testutil.GPUPools("acc-import", "gpu-od", "gpu-dws", "a3-highgpu-8g", "type=nvidia-h100-80gb,count=8,gpu-driver-version=latest", true) {
 		g.Run(cmd...)
 	}
-	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "imp"), "apply", "-f", "-")
-	kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "imp", "JOB_ID", "1"), "apply", "-f", "-")
-	t.Cleanup(func() { kubectl(t, "", "delete", "rayjob", "imp-rayjob-1", "--ignore-not-found", "--wait=false") })
+	cp.kubectl(testdata(t, "tutorial-queue.yaml", "PREFIX", "imp"), "apply", "-f", "-")
+	cp.kubectl(testdata(t, "tutorial-rayjob.yaml", "PREFIX", "imp", "JOB_ID", "1"), "apply", "-f", "-")
+	t.Cleanup(func() { cp.kubectl("", "delete", "rayjob", "imp-rayjob-1", "--ignore-not-found", "--wait=false") })
 
 	imports := "provider \"dwsfallback\" {}\n"
 	for _, im := range adoptionQuery(t, ref, []queried{
@@ -56,8 +57,8 @@ func TestAccImport_generatedConfig(t *testing.T) {
 	tf.expectEmptyPlan()
 
 	// A queue whose ResourceFlavor was deleted by hand.
-	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "imp2"), "apply", "-f", "-")
-	kubectl(t, "", "delete", "resourceflavor", "imp2-on-demand", "--wait=false") // Kueue holds it terminating while the queue uses it
+	cp.kubectl(testdata(t, "tutorial-queue.yaml", "PREFIX", "imp2"), "apply", "-f", "-")
+	cp.kubectl("", "delete", "resourceflavor", "imp2-on-demand", "--wait=false") // Kueue holds it terminating while the queue uses it
 	tf2 := newTFRunInProcess(t, fmt.Sprintf(`
 provider "dwsfallback" {}
 
@@ -80,7 +81,7 @@ import {
 	}
 	tf2.mustRun("apply", "-auto-approve", "-input=false")
 	tf2.expectEmptyPlan()
-	kubectl(t, "", "get", "resourceflavor", "imp2-on-demand")
+	cp.kubectl("", "get", "resourceflavor", "imp2-on-demand")
 }
 
 // generate writes generated.tf with `terraform plan -generate-config-out` and fails on anything but success.

@@ -28,12 +28,11 @@ type listed struct {
 // the namespace's jobs, one queue's, a limit, pages smaller than the namespace, the jobs' full state as an import
 // makes it, and a list that names no cluster.
 func TestAccList_rayJobs(t *testing.T) {
-	// Not parallel: kubectl reaches the primary control plane, which serves one cluster at a time.
-	requireStack(t)
-	createTestCluster(t, "acc-list")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-list"))
 	const ns = "acc-list"
-	kubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
+	cp.kubectl("", "create", "namespace", ns)
+	t.Cleanup(func() { cp.kubectl("", "delete", "namespace", ns, "--wait=false") })
 	queues := []string{"team-a", "team-a", "team-a", "team-b", "team-b"}
 	var manifests strings.Builder
 	for i, q := range queues {
@@ -59,7 +58,7 @@ spec:
             image: rayproject/ray:2.41.0
 `, i, ns, q, i)
 	}
-	kubectl(t, manifests.String(), "apply", "-f", "-")
+	cp.kubectl(manifests.String(), "apply", "-f", "-")
 
 	lc := newListClient(t)
 	job := func(i int, state bool) listed {
@@ -204,9 +203,9 @@ func (c *listClient) listIn(ctx context.Context, t *testing.T, typeName string, 
 // itself, and the Kubernetes kinds made with kubectl. Other tests' clusters share the control plane, so a list of a
 // cluster-scoped kind is checked for this test's objects, not for nothing else.
 func TestAccList_everyKind(t *testing.T) {
-	// Not parallel: kubectl reaches the primary control plane, which serves one cluster at a time.
-	requireStack(t)
+	stackTest(t, 1)
 	ref := createTestCluster(t, "acc-list-kinds")
+	cp := on(t, ref)
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	for _, cmd := range testutil.TutorialPools(ref.Name, "od", "dws") {
 		g.Run(cmd...)
@@ -247,8 +246,8 @@ metadata:
 spec:
   clusters: [acc-list-worker]
 `
-	kubectl(t, objects, "apply", "-f", "-")
-	t.Cleanup(func() { kubectl(t, objects, "delete", "-f", "-", "--wait=false") })
+	cp.kubectl(objects, "apply", "-f", "-")
+	t.Cleanup(func() { cp.kubectl(objects, "delete", "-f", "-", "--wait=false") })
 	lc := newListClient(t)
 	scope := map[string]any{"cluster": ref.Name}
 	pair := func(noun, od, dws, shape string) listed {

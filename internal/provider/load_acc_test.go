@@ -16,7 +16,7 @@ import (
 // behind. The provider's client (QPS 100, burst 500, shared by every resource of a cluster) must not stall on its own
 // throttling; the timings are bench/results.md's, not asserted here.
 func TestAccLoad_hundredJobs(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	createTestCluster(t, "acc-load")
 	ids := make([]int, 100)
 	for i := range ids {

@@ -20,7 +20,6 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
@@ -181,7 +180,7 @@ func requireStack(t *testing.T) *localstack.Stack {
 		}
 		var dctx context.Context
 		dctx, stopDWS = context.WithCancel(context.Background())
-		dws, autoscaler, stackErr = stack.AttachGKE(dctx, emu, localstack.GKEOptions{DWSDelay: 500 * time.Millisecond, ScaleDownDelay: 3 * time.Second, TimeScale: 0.01})
+		_, _, stackErr = stack.AttachGKE(dctx, emu, localstack.GKEOptions{DWSDelay: 500 * time.Millisecond, ScaleDownDelay: 3 * time.Second, TimeScale: 0.01, SparePlanes: testPlanes()})
 	})
 	if stackErr != nil {
 		t.Fatalf("local control plane: %v", stackErr)
@@ -212,10 +211,10 @@ func stopStack() {
 	}
 }
 
-// sweepAfter deletes, when a test fails, the emulated clusters it left behind (a destroy that failed). Left, one
-// of them would hold the shared control plane, and every later test would fail for a reason not its own. Only a
-// failed test sweeps, and only when no other test that makes clusters on the stack runs beside it (the control-plane
-// tests run at once, beside the soak): a cluster made since the test began may be another test's, still in use.
+// sweepAfter deletes, when a test fails, the emulated clusters it left behind (a destroy that failed). Left, each
+// would hold a control plane (the shared one, or a spare) until the run ends. Only a failed test sweeps, and only
+// when no other test that makes clusters on the stack runs beside it: a cluster made since the test began may be
+// another test's, still in use.
 // Tests that make clusters through GKE alone do not come here: one of those beside a failed test is not seen.
 func sweepAfter(t *testing.T) {
 	if _, seen := swept.LoadOrStore(t, true); seen {
@@ -261,17 +260,6 @@ func clusterNames(t *testing.T) map[clusterscope.Ref]bool {
 	return refs
 }
 
-// adminClients are typed clients of the stack with the admin token, for out-of-band changes and checks.
-func adminClients(t *testing.T) *kube.Clients {
-	t.Helper()
-	s := requireStack(t)
-	c, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // startStack starts a control plane of the test's own, stopped when the test ends: for tests that break or shadow
 // what the shared stack runs.
 func startStack(t *testing.T, noKueue bool) *localstack.Stack {
@@ -297,20 +285,18 @@ func kubeBlock(s *localstack.Stack) map[string]any {
 	return map[string]any{"kubernetes": map[string]any{"host": s.Host, "token": s.AdminToken, "cluster_ca_certificate": string(s.CAPEM)}}
 }
 
-// The Kubernetes-side acceptance tests share one real control plane (etcd, kube-apiserver, kube-controller-manager,
-// the real Kueue), started on first use and stopped by TestMain.
+// The Kubernetes-side acceptance tests share one real stack (etcd, kube-apiserver, kube-controller-manager, the real
+// Kueue), started on first use and stopped by TestMain: its control plane serves one cluster at a time, and the
+// clusters beside it get planes of their own, kept for the next clusters when theirs are deleted.
 var (
 	stackOnce sync.Once
 	stack     *localstack.Stack
 	stackErr  error
 	// stackDir holds the stack's data and logs: removed after a run that passed, kept for one that failed.
 	stackDir string
-	swept    sync.Map     // tests whose left-behind clusters are deleted when they end
-	sweepers atomic.Int32 // how many of them are running
-	dws      *gkeemu.DWS
-	// autoscaler plays GKE's nodes: Node objects per pool, scale-up from pending pods, scale-down when empty.
-	autoscaler *gkeemu.Autoscaler
-	stopDWS    context.CancelFunc = func() {}
+	swept    sync.Map           // tests whose left-behind clusters are deleted when they end
+	sweepers atomic.Int32       // how many of them are running
+	stopDWS  context.CancelFunc = func() {}
 )
 
 type kueueAPI = kueuev1beta2.KueueV1beta2Interface

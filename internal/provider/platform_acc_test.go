@@ -20,7 +20,7 @@ import (
 // destroy of one job keeping the files the others mount, a team queue's destroy refused while its job runs and then
 // leaving the other team's queue and the shared objects intact, and a final destroy that leaves nothing.
 func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	// No zone on record offers both v6e and v5e: the cluster is in us-central1-b (v6e), the v5e pair in
 	// us-central1-a, and the states name the cluster by id.
 	ref := createTestClusterIn(t, "us-central1-b", "acc-platform")
@@ -50,7 +50,7 @@ func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
 			"b-v5e-1": map[string]string{"team": "b", "generation": "v5e"},
 		},
 	})
-	api := adminClients(t).Kueue.KueueV1beta2()
+	api := on(t, ref).clients().Kueue.KueueV1beta2()
 	ctx := context.Background()
 	exists := func(get func() error) bool {
 		err := get()
@@ -116,7 +116,7 @@ func TestAccPlatform_twoGenerationsSplitStates(t *testing.T) {
 
 	// One job destroyed alone: the files the others mount stay, and only that job is planned again.
 	jobs.mustRun("destroy", "-auto-approve", `-target=module.jobs.dwsfallback_rayjob.job["a-v6e-2"]`)
-	if _, err := adminClients(t).Core.ConfigMaps("default").Get(ctx, "train-script", metav1.GetOptions{}); err != nil {
+	if _, err := on(t, ref).clients().Core.ConfigMaps("default").Get(ctx, "train-script", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the shared ConfigMap after destroying one of its jobs: %v", err)
 	}
 	if out := jobs.mustRun("plan", "-input=false"); !strings.Contains(out, "Plan: 1 to add, 0 to change, 0 to destroy") {

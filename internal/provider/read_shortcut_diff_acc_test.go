@@ -30,8 +30,8 @@ const readDiffCases = 240
 // so a case whose two answers differ is read again, both sides, up to three times: a fault of the shortcut does not
 // go away on a second read, a status that moved between the two reads does.
 func TestAccReadShortcutMatchesFramework(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-rdiff")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-rdiff"))
 	tf := newTFRunInProcess(t, "provider \"dwsfallback\" {}\n"+pairConfig("acc-rdiff", "on-demand-pool", "dws-pool", 4)+
 		queueConfig("acc-rdiff", "rdiff", 16)+jobsConfig("acc-rdiff", "rdiff", []int{1, 2, 3}, `wait_for = "none"`))
 	t.Cleanup(func() { tf.run("destroy", "-auto-approve", "-input=false") })
@@ -101,11 +101,11 @@ func TestAccReadShortcutMatchesFramework(t *testing.T) {
 		case j == deleted:
 		case k < 3:
 			p := patches[rng.IntN(len(patches))]
-			kubectl(t, "", "patch", "rayjob", names[j], "--type="+p.kind, "-p", p.patch)
+			cp.kubectl("", "patch", "rayjob", names[j], "--type="+p.kind, "-p", p.patch)
 		case k == 3:
-			kubectl(t, "", "patch", "configmap", names[j]+"-files", "--type=merge", "-p", fmt.Sprintf(`{"data":{"train.py":"print(%d)\n"}}`, i))
+			cp.kubectl("", "patch", "configmap", names[j]+"-files", "--type=merge", "-p", fmt.Sprintf(`{"data":{"train.py":"print(%d)\n"}}`, i))
 		case k == 4 && deleted < 0 && i > readDiffCases/2:
-			kubectl(t, "", "delete", "rayjob", names[j], "--wait=false")
+			cp.kubectl("", "delete", "rayjob", names[j], "--wait=false")
 			deleted = j
 		}
 		st := states[j]

@@ -57,23 +57,23 @@ resource "dwsfallback_compute_class" "test" {
 `, cluster, class)
 }
 
-func liveClass(t *testing.T, name string) *unstructured.Unstructured {
-	t.Helper()
-	u, err := adminClients(t).Dynamic.Resource(gkeclass.GVR).Get(context.Background(), name, metav1.GetOptions{})
+func liveClass(cp *clusterPlane, name string) *unstructured.Unstructured {
+	cp.t.Helper()
+	u, err := cp.clients().Dynamic.Resource(gkeclass.GVR).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
-		t.Fatalf("reading ComputeClass %s: %v", name, err)
+		cp.t.Fatalf("reading ComputeClass %s: %v", name, err)
 	}
 	return u
 }
 
-func patchClass(t *testing.T, name, patch string) {
-	t.Helper()
-	kubectl(t, "", "patch", "computeclass", name, "--type=merge", "-p", patch)
+func patchClass(cp *clusterPlane, name, patch string) {
+	cp.t.Helper()
+	cp.kubectl("", "patch", "computeclass", name, "--type=merge", "-p", patch)
 }
 
-func checkClassDestroyed(t *testing.T, name string) func(*terraform.State) error {
+func checkClassDestroyed(cp *clusterPlane, name string) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		_, err := adminClients(t).Dynamic.Resource(gkeclass.GVR).Get(context.Background(), name, metav1.GetOptions{})
+		_, err := cp.clients().Dynamic.Resource(gkeclass.GVR).Get(context.Background(), name, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
 			return fmt.Errorf("ComputeClass %s still exists after destroy (%v)", name, err)
 		}
@@ -85,12 +85,13 @@ func checkClassDestroyed(t *testing.T, name string) func(*terraform.State) error
 // taint; it imports with an empty plan; changes by hand, to a setting left to its default and to its priorities, to
 // its pools' label, show in the plan and are undone by the apply.
 func TestAccComputeClass_basic(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	ref := createTestCluster(t, "acc-class")
+	cp := on(t, ref)
 	cfg := classPairConfig("acc-class", "tpu-fallback") + classConfig("acc-class", "tpu-fallback")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkClassDestroyed(t, "tpu-fallback"),
+		CheckDestroy:             checkClassDestroyed(cp, "tpu-fallback"),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
@@ -102,7 +103,7 @@ func TestAccComputeClass_basic(t *testing.T) {
 							return fmt.Errorf("pool %s: labels %v, taints %v; want the class's label and NoSchedule taint", name, cfg.GetLabels(), cfg.GetTaints())
 						}
 					}
-					spec := liveClass(t, "tpu-fallback").Object["spec"].(map[string]any)
+					spec := liveClass(cp, "tpu-fallback").Object["spec"].(map[string]any)
 					prios := spec["priorities"].([]any)
 					if len(prios) != 2 || fmt.Sprint(prios[0]) != "map[nodepools:[on-demand-pool]]" || spec["whenUnsatisfiable"] != "DoNotScaleUp" {
 						return fmt.Errorf("live spec %v: want on-demand-pool, then flex-start-pool, DoNotScaleUp", spec)
@@ -116,7 +117,7 @@ func TestAccComputeClass_basic(t *testing.T) {
 			{
 				// GKE's autoscaler has looked at the class by now: its pools are labelled and tainted as it asks.
 				PreConfig: func() {
-					waitFor(20*time.Second, func() bool { return gkeclass.Health(liveClass(t, "tpu-fallback")) == "Crd is healthy." })
+					waitFor(20*time.Second, func() bool { return gkeclass.Health(liveClass(cp, "tpu-fallback")) == "Crd is healthy." })
 				},
 				Config: cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -131,11 +132,11 @@ func TestAccComputeClass_basic(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
 			driftStep(cfg, classAddr, "when_unsatisfiable", knownvalue.StringExact("DoNotScaleUp"), func() {
-				patchClass(t, "tpu-fallback", `{"spec":{"whenUnsatisfiable":"ScaleUpAnyway"}}`)
+				patchClass(cp, "tpu-fallback", `{"spec":{"whenUnsatisfiable":"ScaleUpAnyway"}}`)
 			}),
 			{
 				PreConfig: func() {
-					patchClass(t, "tpu-fallback", `{"spec":{"priorities":[{"nodepools":["flex-start-pool"]},{"nodepools":["on-demand-pool"]}]}}`)
+					patchClass(cp, "tpu-fallback", `{"spec":{"priorities":[{"nodepools":["flex-start-pool"]},{"nodepools":["on-demand-pool"]}]}}`)
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -165,9 +166,9 @@ func TestAccComputeClass_basic(t *testing.T) {
 // TestAccComputeClass_importFromKubectl: classes written as GKE's docs write them, applied with kubectl, import with
 // an empty plan.
 func TestAccComputeClass_importFromKubectl(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-class-import")
-	kubectl(t, `apiVersion: cloud.google.com/v1
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-class-import"))
+	cp.kubectl(`apiVersion: cloud.google.com/v1
 kind: ComputeClass
 metadata:
   name: cost-optimized
@@ -201,7 +202,7 @@ spec:
   nodePoolAutoCreation:
     enabled: true
 `, "apply", "-f", "-")
-	t.Cleanup(func() { kubectl(t, "", "delete", "computeclass", "cost-optimized", "tpu-v6e", "--ignore-not-found") })
+	t.Cleanup(func() { cp.kubectl("", "delete", "computeclass", "cost-optimized", "tpu-v6e", "--ignore-not-found") })
 	config := `
 resource "dwsfallback_compute_class" "cost" {
   cluster = "acc-class-import"
@@ -239,13 +240,13 @@ resource "dwsfallback_compute_class" "tpu" {
 // TestAccComputeClass_poolsMustJoin: a class naming a pool without its label and taint is refused before anything is
 // written, in the words of GKE's status, and says what to set.
 func TestAccComputeClass_poolsMustJoin(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-class-join")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-class-join"))
 	cfg := strings.Replace(classPairConfig("acc-class-join", "tpu-fallback"), `compute_class = "tpu-fallback"`, "", 1) +
 		classConfig("acc-class-join", "tpu-fallback")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkClassDestroyed(t, "tpu-fallback"),
+		CheckDestroy:             checkClassDestroyed(cp, "tpu-fallback"),
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			ExpectError: patternRE(`Node pool on-demand-pool does not carry the label cloud.google.com/compute-class=tpu-fallback .*` +

@@ -55,8 +55,8 @@ func nodesByPool(job string, pools map[string]int) statecheck.StateCheck {
 // job 1's TPU workers run on plan B's flex-start nodes, because GKE's autoscaler backs plan A off and tries the class's
 // next priority; with capacity back, job 2 runs on plan A once the backoff ends, as GKE's autoscaler does.
 func TestAccComputeClass_capacityFallback(t *testing.T) {
-	requireStack(t)
-	createRayCluster(t, "acc-cap")
+	stackTest(t, 1)
+	cp := on(t, createRayCluster(t, "acc-cap"))
 	base := classPairConfig("acc-cap", "tpu-fallback") + classConfig("acc-cap", "tpu-fallback") + classQueueConfig("acc-cap", "cap")
 	job := func(id int, after string) string {
 		extra := `wait_for = "running"
@@ -79,7 +79,7 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("admitted_flavor"), knownvalue.StringExact("cap-tpu-class")),
 				},
 				Check: func(*terraform.State) error {
-					nodes, err := placedOn(t, "cap-rayjob-1", "worker", "flex-start-pool", 4)
+					nodes, err := placedOn(cp, "cap-rayjob-1", "worker", "flex-start-pool", 4)
 					if err != nil {
 						return err
 					}
@@ -88,7 +88,7 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 							return fmt.Errorf("flex-start node %s: labels %v, taints %v; want gke-flex-start, the class's taint, no gke-queued", n.Name, n.Labels, n.Spec.Taints)
 						}
 					}
-					return classPriorityBackedOff(t, "tpu-fallback", "0")
+					return classPriorityBackedOff(cp, "tpu-fallback", "0")
 				},
 			},
 			{
@@ -98,8 +98,8 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 					nodesByPool("job2", map[string]int{"default-pool": 1, "on-demand-pool": 4}),
 				},
 				Check: func(*terraform.State) error {
-					running = podPlacement(t, "cap-rayjob-")
-					return classWithoutTolerationPends(t, "tpu-fallback")
+					running = podPlacement(cp, "cap-rayjob-")
+					return classWithoutTolerationPends(cp, "tpu-fallback")
 				},
 			},
 			{
@@ -112,25 +112,25 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("dwsfallback_compute_class.test", plancheck.ResourceActionUpdate),
 				}},
-				Check: func(*terraform.State) error { return samePods(t, running, podPlacement(t, "cap-rayjob-")) },
+				Check: func(*terraform.State) error { return samePods(t, running, podPlacement(cp, "cap-rayjob-")) },
 			},
 			{
 				Config: base + job(1, "") + job(2, ", dwsfallback_rayjob.job1"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("dwsfallback_compute_class.test", plancheck.ResourceActionUpdate),
 				}},
-				Check: func(*terraform.State) error { return samePods(t, running, podPlacement(t, "cap-rayjob-")) },
+				Check: func(*terraform.State) error { return samePods(t, running, podPlacement(cp, "cap-rayjob-")) },
 			},
 		},
 	})
 }
 
 // podPlacement is the live pods of the default namespace whose names begin with prefix: name to UID and node.
-func podPlacement(t *testing.T, prefix string) map[string]string {
-	t.Helper()
-	list, err := adminClients(t).Core.Pods("default").List(context.Background(), metav1.ListOptions{})
+func podPlacement(cp *clusterPlane, prefix string) map[string]string {
+	cp.t.Helper()
+	list, err := cp.clients().Core.Pods("default").List(context.Background(), metav1.ListOptions{})
 	if err != nil {
-		t.Fatal(err)
+		cp.t.Fatal(err)
 	}
 	out := map[string]string{}
 	for _, p := range list.Items {
@@ -153,9 +153,9 @@ func samePods(t *testing.T, want, got map[string]string) error {
 }
 
 // classPriorityBackedOff checks that GKE's status of the class says priority id is backed off for lack of resources.
-func classPriorityBackedOff(t *testing.T, class, id string) error {
-	t.Helper()
-	prios, _, _ := unstructured.NestedSlice(liveClass(t, class).Object, "status", "priorityStatuses")
+func classPriorityBackedOff(cp *clusterPlane, class, id string) error {
+	cp.t.Helper()
+	prios, _, _ := unstructured.NestedSlice(liveClass(cp, class).Object, "status", "priorityStatuses")
 	for _, it := range prios {
 		ps, _ := it.(map[string]any)
 		conds, _ := ps["conditions"].([]any)
@@ -172,9 +172,9 @@ func classPriorityBackedOff(t *testing.T, class, id string) error {
 // classWithoutTolerationPends: a pod that selects the class but does not tolerate its taint gets no node, and GKE's
 // autoscaler says why. (On GKE a webhook adds the toleration to such pods; the local stack has none, so a pod made
 // elsewhere needs it in its spec.)
-func classWithoutTolerationPends(t *testing.T, class string) error {
-	t.Helper()
-	core := adminClients(t).Core
+func classWithoutTolerationPends(cp *clusterPlane, class string) error {
+	cp.t.Helper()
+	core := cp.clients().Core
 	ctx := context.Background()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "no-class-toleration", Namespace: "default"},
@@ -217,7 +217,7 @@ func classWithoutTolerationPends(t *testing.T, class string) error {
 // TestAccExample_capacityFallback checks examples/capacity-fallback from outside, as its README promises: with plan
 // A's pool stocked out before the apply, every job's TPU workers run on plan B's pool.
 func TestAccExample_capacityFallback(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	ref := createRayCluster(t, "acc-example-cap")
 	tf := exampleRun(t, "capacity-fallback")
 	vars := []string{"-var", "create_cluster=false", "-var", "cluster=" + ref.String(), "-var", "install_kueue=false",

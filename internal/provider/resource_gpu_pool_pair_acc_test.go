@@ -78,9 +78,9 @@ resource "dwsfallback_rayjob" "job%[2]d" {
 // on-demand H100 node the autoscaler adds, job 2 falls back to DWS and runs on a node DWS provisions, each node
 // labelled, tainted and sized as GKE makes GPU nodes.
 func TestAccGPUFallback(t *testing.T) {
-	requireStack(t)
-	createRayCluster(t, "acc-gpu")
-	dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
+	stackTest(t, 1)
+	cp := on(t, createRayCluster(t, "acc-gpu"))
+	cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond)
 	pools := func(job string, pool string) statecheck.StateCheck {
 		return statecheck.ExpectKnownValue("dwsfallback_rayjob."+job, tfjsonpath.New("nodes_by_pool"),
 			knownvalue.MapExact(map[string]knownvalue.Check{"default-pool": knownvalue.Int64Exact(1), pool: knownvalue.Int64Exact(1)}))
@@ -98,7 +98,7 @@ func TestAccGPUFallback(t *testing.T) {
 			},
 			Check: func(*terraform.State) error {
 				for job, pool := range map[string]string{"gpu-rayjob-1": "gpu-on-demand", "gpu-rayjob-2": "gpu-dws"} {
-					nodes, err := placedOn(t, job, "worker", pool, 1)
+					nodes, err := placedOn(cp, job, "worker", pool, 1)
 					if err != nil {
 						return err
 					}

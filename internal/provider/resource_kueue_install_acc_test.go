@@ -35,6 +35,7 @@ import (
 // then imports the tutorial's install made by hand, with a generated configuration.
 // Nothing runs the Deployment there (no nodes), so readiness is not waited for here.
 func TestAccKueueInstall_chart(t *testing.T) {
+	stackTest(t, 1)
 	s := startStack(t, true)
 	chartDir := filepath.Join(requireModuleDir(t, localstack.KueueModule), "charts/kueue")
 	admin, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
@@ -222,10 +223,11 @@ import {
 // so there is no Deployment: the webhook probe decides), and against a stack without Kueue, where it must time out
 // with the reason.
 func TestAccKueueInstall_readiness(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 2)
+	cp := on(t, createTestCluster(t, "acc-kueue-ready"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := kueueuse.WaitReady(ctx, adminClients(t), "kueue-system", "kueue"); err != nil {
+	if err := kueueuse.WaitReady(ctx, cp.clients(), "kueue-system", "kueue"); err != nil {
 		t.Errorf("Kueue runs, but readiness says: %v", err)
 	}
 	s := startStack(t, true)

@@ -38,9 +38,9 @@ resource "dwsfallback_kueue_queue" "test" {
 `, cluster, p, tpu)
 }
 
-func checkQueueDestroyed(t *testing.T, p string) func(*terraform.State) error {
+func checkQueueDestroyed(cp *clusterPlane, p string) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		api := adminClients(t).Kueue.KueueV1beta2()
+		api := cp.clients().Kueue.KueueV1beta2()
 		ctx := context.Background()
 		for kind, get := range map[string]func() error{
 			"ClusterQueue": func() error {
@@ -67,11 +67,12 @@ func checkQueueDestroyed(t *testing.T, p string) func(*terraform.State) error {
 }
 
 func TestAccKueueQueue_basic(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	ref := createTestCluster(t, "acc-kueue")
+	cp := on(t, ref)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkQueueDestroyed(t, "basic"),
+		CheckDestroy:             checkQueueDestroyed(cp, "basic"),
 		Steps: []resource.TestStep{
 			{
 				Config: queueConfig("acc-kueue", "basic", 16),
@@ -95,7 +96,7 @@ func TestAccKueueQueue_basic(t *testing.T) {
 					plancheck.ExpectResourceAction(queueAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					cq, err := adminClients(t).Kueue.KueueV1beta2().ClusterQueues().Get(context.Background(), "basic-cluster-queue", metav1.GetOptions{})
+					cq, err := cp.clients().Kueue.KueueV1beta2().ClusterQueues().Get(context.Background(), "basic-cluster-queue", metav1.GetOptions{})
 					if err != nil {
 						return err
 					}
@@ -113,11 +114,11 @@ func TestAccKueueQueue_basic(t *testing.T) {
 // TestAccKueueQueue_drift changes or deletes each kind of object out of band; each shows in the plan and the apply
 // repairs it (the post-apply plan is empty).
 func TestAccKueueQueue_drift(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-kdrift")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-kdrift"))
 	cfg := queueConfig("acc-kdrift", "drift", 16)
 	ctx := context.Background()
-	api := func() kueueAPI { return adminClients(t).Kueue.KueueV1beta2() }
+	api := func() kueueAPI { return cp.clients().Kueue.KueueV1beta2() }
 	update := func(action plancheck.ResourceActionType, change func() error) resource.TestStep {
 		return resource.TestStep{
 			PreConfig: func() {
@@ -133,7 +134,7 @@ func TestAccKueueQueue_drift(t *testing.T) {
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkQueueDestroyed(t, "drift"),
+		CheckDestroy:             checkQueueDestroyed(cp, "drift"),
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			update(plancheck.ResourceActionUpdate, func() error { // a quota edited
@@ -227,7 +228,9 @@ func TestAccKueueQueue_drift(t *testing.T) {
 // TestAccKueueQueue_kubernetesBlock reaches the cluster through the provider's kubernetes block instead of GKE, and
 // imports by the bare ClusterQueue name.
 func TestAccKueueQueue_kubernetesBlock(t *testing.T) {
-	s := requireStack(t)
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-kblock"))
+	s := cp.stack()
 	provider := fmt.Sprintf(`
 provider "dwsfallback" {
   kubernetes {
@@ -268,7 +271,9 @@ resource "dwsfallback_kueue_queue" "test" {
 // TestAccKueueQueue_kubernetesBlockNotKnownYet: the provider's kubernetes block fed by another resource's output (as
 // a cluster's endpoint made in the same apply is) plans and applies; it once failed the plan as an incomplete block.
 func TestAccKueueQueue_kubernetesBlockNotKnownYet(t *testing.T) {
-	s := requireStack(t)
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-kblock-unknown"))
+	s := cp.stack()
 	cfg := fmt.Sprintf(`
 resource "terraform_data" "endpoint" {
   input = %q
@@ -284,7 +289,7 @@ provider "dwsfallback" {
 `, s.Host, s.AdminToken, string(s.CAPEM)) + faultQueue("unknownhost", "")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkQueueGone(t, "unknownhost-cluster-queue"),
+		CheckDestroy:             checkQueueGone(cp, "unknownhost-cluster-queue"),
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -295,9 +300,9 @@ provider "dwsfallback" {
 }
 
 // checkQueueGone requires the ClusterQueue to be gone (not found, not merely unreadable).
-func checkQueueGone(t *testing.T, name string) func(*terraform.State) error {
+func checkQueueGone(cp *clusterPlane, name string) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		_, err := adminClients(t).Kueue.KueueV1beta2().ClusterQueues().Get(context.Background(), name, metav1.GetOptions{})
+		_, err := cp.clients().Kueue.KueueV1beta2().ClusterQueues().Get(context.Background(), name, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
 			return fmt.Errorf("ClusterQueue %s after destroy: %v, want not found", name, err)
 		}
@@ -311,16 +316,16 @@ func checkQueueGone(t *testing.T, name string) func(*terraform.State) error {
 // field manager, which server-side apply leaves alone: the apply removes it with a merge patch, or the plan would never
 // empty.
 func TestAccKueueQueue_driftOnDefaults(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-qdrift")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-qdrift"))
 	cfg := queueConfig("acc-qdrift", "qdrift", 16)
 	patch := func(kind, name, body string) func() {
-		return func() { kubectl(t, "", "patch", kind, name, "--type=merge", "-p", body) }
+		return func() { cp.kubectl("", "patch", kind, name, "--type=merge", "-p", body) }
 	}
 	cq := "qdrift-cluster-queue"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkQueueDestroyed(t, "qdrift"),
+		CheckDestroy:             checkQueueDestroyed(cp, "qdrift"),
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			driftStep(cfg, queueAddr, "namespace_selector", knownvalue.MapExact(map[string]knownvalue.Check{}),

@@ -22,9 +22,9 @@ import (
 // TestAccKueueQueue_tutorialEquivalence: the tutorial's objects applied by kubectl import with an empty plan, and the
 // objects this resource makes are equal, field by field, to those kubectl made.
 func TestAccKueueQueue_tutorialEquivalence(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-kequiv")
-	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "kubectl"), "apply", "-f", "-")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-kequiv"))
+	cp.kubectl(testdata(t, "tutorial-queue.yaml", "PREFIX", "kubectl"), "apply", "-f", "-")
 	ref := clusterscope.Ref{Project: testProject, Location: testLocation, Name: "acc-kequiv"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
@@ -39,13 +39,13 @@ func TestAccKueueQueue_tutorialEquivalence(t *testing.T) {
 			{Config: queueConfig("acc-kequiv", "kubectl", 16), PlanOnly: true},
 		},
 	})
-	kubectl(t, testdata(t, "tutorial-queue.yaml", "PREFIX", "kubectl2"), "apply", "-f", "-")
+	cp.kubectl(testdata(t, "tutorial-queue.yaml", "PREFIX", "kubectl2"), "apply", "-f", "-")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config: queueConfig("acc-kequiv", "tfmade", 16),
 			Check: func(*terraform.State) error {
-				if diff := cmp.Diff(queueSpecs(t, "kubectl2"), queueSpecs(t, "tfmade")); diff != "" {
+				if diff := cmp.Diff(queueSpecs(cp, "kubectl2"), queueSpecs(cp, "tfmade")); diff != "" {
 					return fmt.Errorf("objects made by kubectl and by the provider differ (-kubectl +provider):\n%s", diff)
 				}
 				return nil
@@ -55,13 +55,13 @@ func TestAccKueueQueue_tutorialEquivalence(t *testing.T) {
 }
 
 // queueSpecs are the specs of a tutorial queue's objects, as JSON with the prefix taken out, by kind.
-func queueSpecs(t *testing.T, p string) map[string]string {
-	api := adminClients(t).Kueue.KueueV1beta2()
+func queueSpecs(cp *clusterPlane, p string) map[string]string {
+	api := cp.clients().Kueue.KueueV1beta2()
 	ctx := context.Background()
 	out := map[string]string{}
 	add := func(kind string, spec any, err error) {
 		if err != nil {
-			t.Fatalf("%s of %s: %v", kind, p, err)
+			cp.t.Fatalf("%s of %s: %v", kind, p, err)
 		}
 		b, _ := json.Marshal(spec)
 		out[kind] = strings.ReplaceAll(string(b), p+"-", "")
@@ -85,27 +85,28 @@ func queueSpecs(t *testing.T, p string) map[string]string {
 // provider: job 1 is admitted on on-demand capacity, job 2 falls back to DWS, waits on the admission check, and is
 // admitted once the simulated DWS provisions the flex-start pool.
 func TestAccKueueQueue_fallback(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	ref := createRayCluster(t, "acc-fallback")
+	cp := on(t, ref)
 	cfg := pairConfig("acc-fallback", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-fallback", "fb", 16)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			Check: func(*terraform.State) error {
-				dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
-				defer kubectl(t, "", "delete", "rayjob", "fb-rayjob-1", "fb-rayjob-2", "--ignore-not-found", "--wait=true")
-				kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "fb", "JOB_ID", "1"), "apply", "-f", "-")
-				wl1 := waitWorkload(t, "fb-rayjob-1", func(w *kueue.Workload) bool { return isAdmitted(w) })
+				cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond)
+				defer cp.kubectl("", "delete", "rayjob", "fb-rayjob-1", "fb-rayjob-2", "--ignore-not-found", "--wait=true")
+				cp.kubectl(testdata(t, "tutorial-rayjob.yaml", "PREFIX", "fb", "JOB_ID", "1"), "apply", "-f", "-")
+				wl1 := waitWorkload(cp, "fb-rayjob-1", func(w *kueue.Workload) bool { return isAdmitted(w) })
 				if got := tpuFlavor(wl1); got != "fb-on-demand" {
 					return fmt.Errorf("job 1 admitted on %q, want fb-on-demand", got)
 				}
-				kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "fb", "JOB_ID", "2"), "apply", "-f", "-")
-				wl2 := waitWorkload(t, "fb-rayjob-2", func(w *kueue.Workload) bool { return w.Status.Admission != nil })
+				cp.kubectl(testdata(t, "tutorial-rayjob.yaml", "PREFIX", "fb", "JOB_ID", "2"), "apply", "-f", "-")
+				wl2 := waitWorkload(cp, "fb-rayjob-2", func(w *kueue.Workload) bool { return w.Status.Admission != nil })
 				if got := tpuFlavor(wl2); got != "fb-dws" {
 					return fmt.Errorf("job 2 reserved quota on %q, want fb-dws (the fallback)", got)
 				}
-				wl2 = waitWorkload(t, "fb-rayjob-2", func(w *kueue.Workload) bool { return isAdmitted(w) })
+				wl2 = waitWorkload(cp, "fb-rayjob-2", func(w *kueue.Workload) bool { return isAdmitted(w) })
 				if len(wl2.Status.AdmissionChecks) != 1 || wl2.Status.AdmissionChecks[0].Name != "fb-dws-prov" || wl2.Status.AdmissionChecks[0].State != kueue.CheckStateReady {
 					return fmt.Errorf("job 2 admission checks = %+v, want fb-dws-prov Ready", wl2.Status.AdmissionChecks)
 				}
@@ -114,9 +115,9 @@ func TestAccKueueQueue_fallback(t *testing.T) {
 				}
 				// The tutorial's own YAML, run by KubeRay, lands where the provider's jobs do.
 				return wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-					_, err1 := placedOn(t, "fb-rayjob-1", "worker", "on-demand-pool", 4)
-					_, err2 := placedOn(t, "fb-rayjob-2", "worker", "dws-pool", 4)
-					_, err3 := placedOn(t, "fb-rayjob-1", "head", "default-pool", 1)
+					_, err1 := placedOn(cp, "fb-rayjob-1", "worker", "on-demand-pool", 4)
+					_, err2 := placedOn(cp, "fb-rayjob-2", "worker", "dws-pool", 4)
+					_, err3 := placedOn(cp, "fb-rayjob-1", "head", "default-pool", 1)
 					return err1 == nil && err2 == nil && err3 == nil, nil
 				})
 			},
@@ -147,10 +148,10 @@ func tpuFlavor(w *kueue.Workload) string {
 }
 
 // waitWorkload waits for the Workload of a RayJob in default to satisfy ok.
-func waitWorkload(t *testing.T, rayJob string, ok func(*kueue.Workload) bool) *kueue.Workload {
-	t.Helper()
-	uid := strings.TrimSpace(kubectl(t, "", "get", "rayjob", rayJob, "-o", "jsonpath={.metadata.uid}"))
-	api := adminClients(t).Kueue.KueueV1beta2()
+func waitWorkload(cp *clusterPlane, rayJob string, ok func(*kueue.Workload) bool) *kueue.Workload {
+	cp.t.Helper()
+	uid := strings.TrimSpace(cp.kubectl("", "get", "rayjob", rayJob, "-o", "jsonpath={.metadata.uid}"))
+	api := cp.clients().Kueue.KueueV1beta2()
 	deadline := time.Now().Add(60 * time.Second)
 	var last *kueue.Workload
 	for time.Now().Before(deadline) {
@@ -163,25 +164,25 @@ func waitWorkload(t *testing.T, rayJob string, ok func(*kueue.Workload) bool) *k
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatalf("workload of %s did not get there in 60s; last seen: %+v", rayJob, last)
+	cp.t.Fatalf("workload of %s did not get there in 60s; last seen: %+v", rayJob, last)
 	return nil
 }
 
 // TestAccKueueQueue_destroyWhileInUse: destroying a queue whose ClusterQueue still holds a workload fails quickly with
 // the reason and the workload counts, not at the timeout; once the job is gone, destroy succeeds.
 func TestAccKueueQueue_destroyWhileInUse(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-inuse")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-inuse"))
 	cfg := queueConfig("acc-inuse", "inuse", 16)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkQueueDestroyed(t, "inuse"),
+		CheckDestroy:             checkQueueDestroyed(cp, "inuse"),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
 				Check: func(*terraform.State) error {
-					kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "inuse", "JOB_ID", "1"), "apply", "-f", "-")
-					waitWorkload(t, "inuse-rayjob-1", isAdmitted)
+					cp.kubectl(testdata(t, "tutorial-rayjob.yaml", "PREFIX", "inuse", "JOB_ID", "1"), "apply", "-f", "-")
+					waitWorkload(cp, "inuse-rayjob-1", isAdmitted)
 					return nil
 				},
 			},
@@ -196,13 +197,13 @@ func TestAccKueueQueue_destroyWhileInUse(t *testing.T) {
 				Config:   cfg,
 				PlanOnly: true,
 				Check: func(*terraform.State) error {
-					_, err := adminClients(t).Kueue.KueueV1beta2().LocalQueues("default").Get(context.Background(), "inuse-user-queue", metav1.GetOptions{})
+					_, err := cp.clients().Kueue.KueueV1beta2().LocalQueues("default").Get(context.Background(), "inuse-user-queue", metav1.GetOptions{})
 					return err
 				},
 			},
 			{
 				// The ClusterQueue is terminating now; with the job gone Kueue lets it go, and destroy finishes.
-				PreConfig: func() { kubectl(t, "", "delete", "rayjob", "inuse-rayjob-1", "--wait=true") },
+				PreConfig: func() { cp.kubectl("", "delete", "rayjob", "inuse-rayjob-1", "--wait=true") },
 				Config:    cfg,
 				Destroy:   true,
 			},

@@ -95,6 +95,7 @@ resource "dwsfallback_kueue_queue" "manager" {
 // kubeconfig reaches state. A token rotated on a worker, and a config changed with kubectl, show in the plan and the
 // next apply repairs them; the objects import with an empty plan.
 func TestAccMultiKueue_manager(t *testing.T) {
+	stackTest(t, 3)
 	s := requireStack(t)
 	custom := strings.Replace(multiKueueManagerConfig, `name           = "mk-w2"`,
 		`name            = "mk-w2"

@@ -85,6 +85,7 @@ resource "dwsfallback_kueue_queue" "manager" {
 //   - When the API server of the worker running the Terraform job stops, Kueue puts the job back in the queue after
 //     workerLostTimeout (30 s on the local stack) and dispatches it to the other worker; the next refresh says so.
 func TestAccMultiKueue_dispatch(t *testing.T) {
+	stackTest(t, 3)
 	s := requireStack(t)
 	cfg := multiKueueDispatchManager + multiKueueWorkerConfig("mkdw1") + multiKueueWorkerConfig("mkdw2")
 	// The same job through Terraform, on the manager: not elastic, Ray's autoscaler off (Kueue refuses it otherwise).

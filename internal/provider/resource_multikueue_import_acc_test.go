@@ -115,7 +115,7 @@ spec:
 // worker not Active. After the apply the role grants them, Kueue reaches the worker, and the plan is empty. Then drift by
 // kubectl: the config's worker list edited, and the check deleted, each planned back, the check under its own name.
 func TestAccMultiKueue_importScript(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 2)
 	manager := createTestCluster(t, "mki-m")
 	worker := createTestCluster(t, "mki-w")
 	kc := newContexts(t)

@@ -56,8 +56,8 @@ resource "dwsfallback_rayjob" "job%[3]d" {
 // falls back to DWS and is admitted once the simulated DWS provisions; a stockout is reported with the admission
 // check's own message; with job 1 gone, a new job goes to on-demand again.
 func TestAccRayJob_fallback(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jobs")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-jobs"))
 	base := pairConfig("acc-jobs", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-jobs", "jobs", 16)
 	// Fail fast on a stockout: no provisioning retries.
 	base = strings.Replace(base, `config = "jobs-dws-config" }`, `config = "jobs-dws-config", retry = { backoff_limit_count = 0 } }`, 1)
@@ -67,7 +67,7 @@ func TestAccRayJob_fallback(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		CheckDestroy: func(*terraform.State) error {
-			_, err := adminClients(t).Ray.RayV1().RayJobs("default").Get(context.Background(), "jobs-rayjob-1", metav1.GetOptions{})
+			_, err := cp.clients().Ray.RayV1().RayJobs("default").Get(context.Background(), "jobs-rayjob-1", metav1.GetOptions{})
 			if !apierrors.IsNotFound(err) {
 				return fmt.Errorf("RayJob jobs-rayjob-1 still exists after destroy (%v)", err)
 			}
@@ -75,7 +75,7 @@ func TestAccRayJob_fallback(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond) },
+				PreConfig: func() { cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond) },
 				Config:    base + jobsConfig("acc-jobs", "jobs", []int{1}, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					flavor(1, "jobs-on-demand"),
@@ -112,13 +112,13 @@ data "dwsfallback_workloads" "all" {
 			},
 			{
 				// Plan A full, plan B out of stock: job 3 cannot be admitted, and says why.
-				PreConfig:   func() { dws.SetMode(gkeemu.DWSFail, 200*time.Millisecond) },
+				PreConfig:   func() { cp.setDWS(gkeemu.DWSFail, 200*time.Millisecond) },
 				Config:      base + jobsConfig("acc-jobs", "jobs", []int{1, 2, 3}, `timeouts = { create = "20s" }`),
 				ExpectError: regexp.MustCompile(`(?s)waiting for RayJob \(default/jobs-rayjob-3\).*jobs-dws-prov`),
 			},
 			{
 				// Job 1 (and the failed job 3) destroyed: destroy returns once their Workloads are gone.
-				PreConfig: func() { dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond) },
+				PreConfig: func() { cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond) },
 				Config:    base + jobsConfig("acc-jobs", "jobs", []int{2}, ""),
 			},
 			{
@@ -134,11 +134,11 @@ data "dwsfallback_workloads" "all" {
 
 // TestAccRayJob_tutorialEquivalence: the tutorial's RayJob and ConfigMap made by kubectl, imported, plan no change.
 func TestAccRayJob_tutorialEquivalence(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jequiv")
-	kubectl(t, "", "create", "configmap", "jax-train-script", "--from-file=testdata/train.py")
-	t.Cleanup(func() { kubectl(t, "", "delete", "configmap", "jax-train-script", "--ignore-not-found") })
-	kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "equiv", "JOB_ID", "1"), "apply", "-f", "-")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-jequiv"))
+	cp.kubectl("", "create", "configmap", "jax-train-script", "--from-file=testdata/train.py")
+	t.Cleanup(func() { cp.kubectl("", "delete", "configmap", "jax-train-script", "--ignore-not-found") })
+	cp.kubectl(testdata(t, "tutorial-rayjob.yaml", "PREFIX", "equiv", "JOB_ID", "1"), "apply", "-f", "-")
 	cfg := fmt.Sprintf(`
 resource "dwsfallback_rayjob" "test" {
   cluster          = "acc-jequiv"
@@ -176,15 +176,15 @@ resource "dwsfallback_rayjob" "test" {
 // TestAccRayJob_disappears: a job deleted before it finished is planned again; its files ConfigMap changed by hand
 // plans a new run.
 func TestAccRayJob_disappears(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jgone")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-jgone"))
 	cfg := pairConfig("acc-jgone", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-jgone", "gone", 16) + jobsConfig("acc-jgone", "gone", []int{1}, "")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig: func() { kubectl(t, "", "delete", "rayjob", "gone-rayjob-1", "--wait=true") },
+				PreConfig: func() { cp.kubectl("", "delete", "rayjob", "gone-rayjob-1", "--wait=true") },
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("dwsfallback_rayjob.job1", plancheck.ResourceActionCreate),
@@ -192,7 +192,7 @@ func TestAccRayJob_disappears(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					kubectl(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gone-rayjob-1-files, namespace: default}\ndata: {train.py: edited}\n", "apply", "-f", "-")
+					cp.kubectl("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gone-rayjob-1-files, namespace: default}\ndata: {train.py: edited}\n", "apply", "-f", "-")
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -202,14 +202,14 @@ func TestAccRayJob_disappears(t *testing.T) {
 			{
 				// The run finishes (KubeRay reports Complete) and a refresh records it.
 				PreConfig: func() {
-					kubectl(t, "", "patch", "rayjob", "gone-rayjob-1", "--subresource=status", "--type=merge",
+					cp.kubectl("", "patch", "rayjob", "gone-rayjob-1", "--subresource=status", "--type=merge",
 						"-p", `{"status":{"jobDeploymentStatus":"Complete","jobStatus":"SUCCEEDED"}}`)
 				},
 				RefreshState: true,
 			},
 			{
 				// KubeRay (or a person) cleans the finished job up: the run stays finished, nothing is resubmitted.
-				PreConfig: func() { kubectl(t, "", "delete", "rayjob", "gone-rayjob-1", "--wait=true") },
+				PreConfig: func() { cp.kubectl("", "delete", "rayjob", "gone-rayjob-1", "--wait=true") },
 				Config:    cfg,
 				PlanOnly:  true,
 			},
@@ -220,10 +220,10 @@ func TestAccRayJob_disappears(t *testing.T) {
 // driftJobConfig is one job as a platform module writes it: most settings left to their defaults. Its LocalQueue
 // does not exist, so Kueue manages the job (queue label, suspended) but never admits it: the API server takes edits
 // of its spec, as it does of a job waiting for admission.
-func driftJobConfig(extra string) string {
+func driftJobConfig(cluster, extra string) string {
 	return fmt.Sprintf(`
 resource "dwsfallback_rayjob" "drift" {
-  cluster    = "acc-jdrift"
+  cluster    = %q
   name       = "drift-job"
   queue      = "drift-no-such-queue"
   wait_for   = "none"
@@ -238,16 +238,16 @@ resource "dwsfallback_rayjob" "drift" {
   }
   %s
 }
-`, extra)
+`, cluster, extra)
 }
 
 // TestAccRayJob_driftByKubectl changes each field the resource manages with kubectl, one at a time, and expects the
 // plan to submit the job again (every one of them replaces it); what Kueue and KubeRay do to the job shows nothing.
 // Before Read compared the spec, every one of these planned "No changes".
 func TestAccRayJob_driftByKubectl(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jdrift")
-	cfg := driftJobConfig("")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-jdrift"))
+	cfg := driftJobConfig("acc-jdrift", "")
 	const addr = "dwsfallback_rayjob.drift"
 	worker, head := "/spec/rayClusterSpec/workerGroupSpecs/0", "/spec/rayClusterSpec/headGroupSpec/template/spec"
 	cases := []struct{ name, patchType, patch string }{
@@ -279,7 +279,7 @@ func TestAccRayJob_driftByKubectl(t *testing.T) {
 		steps = append(steps, resource.TestStep{
 			PreConfig: func() {
 				t.Logf("kubectl patch: %s", c.name)
-				kubectl(t, "", "patch", "rayjob", "drift-job", "--type="+c.patchType, "-p", c.patch)
+				cp.kubectl("", "patch", "rayjob", "drift-job", "--type="+c.patchType, "-p", c.patch)
 			},
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -290,7 +290,7 @@ func TestAccRayJob_driftByKubectl(t *testing.T) {
 	steps = append(steps, resource.TestStep{
 		// Labels and annotations of other writers (Kueue's, KubeRay's, kubectl's bookkeeping) are theirs, not drift.
 		PreConfig: func() {
-			kubectl(t, "", "patch", "rayjob", "drift-job", "--type=merge", "-p",
+			cp.kubectl("", "patch", "rayjob", "drift-job", "--type=merge", "-p",
 				`{"metadata":{"labels":{"kueue.x-k8s.io/extra":"x","ray.io/extra":"y"},"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"}}}`)
 		},
 		Config: cfg, PlanOnly: true,
@@ -298,7 +298,7 @@ func TestAccRayJob_driftByKubectl(t *testing.T) {
 		// A flavor's node label and toleration on a job Kueue never admitted: no Workload accounts for them, so they
 		// are a hand change like any other (TestAccDrift_rayJobGenerated shows an admitted flavor's are not).
 		PreConfig: func() {
-			kubectl(t, "", "patch", "rayjob", "drift-job", "--type=json", "-p",
+			cp.kubectl("", "patch", "rayjob", "drift-job", "--type=json", "-p",
 				`[{"op":"add","path":"`+worker+`/template/spec/nodeSelector/cloud.google.com~1gke-nodepool","value":"dws-pool"},`+
 					`{"op":"add","path":"`+worker+`/template/spec/tolerations/-","value":{"key":"kueue-flavor","operator":"Exists","effect":"NoSchedule"}}]`)
 		},
@@ -313,15 +313,15 @@ func TestAccRayJob_driftByKubectl(t *testing.T) {
 // TestAccRayJob_removedSetting: a setting removed from the configuration plans its default. resubmit_when_deleted
 // stayed true in state after its line was deleted, so the provider went on resubmitting a job nobody wanted.
 func TestAccRayJob_removedSetting(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jdrift")
+	stackTest(t, 1)
+	createTestCluster(t, "acc-jremoved")
 	const addr = "dwsfallback_rayjob.drift"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
-			{Config: driftJobConfig("resubmit_when_deleted = true")},
+			{Config: driftJobConfig("acc-jremoved", "resubmit_when_deleted = true")},
 			{
-				Config: driftJobConfig(""),
+				Config: driftJobConfig("acc-jremoved", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("resubmit_when_deleted"), knownvalue.Bool(false)),
@@ -330,7 +330,7 @@ func TestAccRayJob_removedSetting(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("resubmit_when_deleted"), knownvalue.Bool(false)),
 				},
 			},
-			{Config: driftJobConfig(""), PlanOnly: true},
+			{Config: driftJobConfig("acc-jremoved", ""), PlanOnly: true},
 		},
 	})
 }
@@ -338,7 +338,7 @@ func TestAccRayJob_removedSetting(t *testing.T) {
 // TestAccRayJob_plansStayEmpty: the tutorial's jobs, planned twenty times right after their apply while Kueue, the
 // DWS simulator and KubeRay are still changing them: a job is never planned as gone or changed while it exists.
 func TestAccRayJob_plansStayEmpty(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	createTestCluster(t, "acc-jempty")
 	cfg := pairConfig("acc-jempty", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-jempty", "empty", 16) +
 		jobsConfig("acc-jempty", "empty", []int{1, 2}, `wait_for = "none"`)
@@ -379,15 +379,15 @@ resource "dwsfallback_rayjob" %[2]q {
 // the timeout; a queued job without `elastic` gets defaults Kueue accepts; what the config alone shows is refused at
 // plan time; a real webhook denial is reported as such (not as RBAC) and leaves no state behind.
 func TestAccRayJob_admissionOffThePath(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-admit")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-admit"))
 	// Plan B's quota is as small as plan A's here, so a two-slice job fits no flavor at all.
 	base := pairConfig("acc-admit", "on-demand-pool", "dws-pool", 4) +
 		strings.Replace(queueConfig("acc-admit", "admit", 16), `"google.com/tpu" = "1000000000"`, `"google.com/tpu" = "16"`, 1)
 	admitID := "projects/" + testProject + "/locations/" + testLocation + "/clusters/acc-admit"
 	jobGone := func(name string) func(*terraform.State) error {
 		return func(*terraform.State) error {
-			_, err := adminClients(t).Ray.RayV1().RayJobs("default").Get(context.Background(), name, metav1.GetOptions{})
+			_, err := cp.clients().Ray.RayV1().RayJobs("default").Get(context.Background(), name, metav1.GetOptions{})
 			if !apierrors.IsNotFound(err) {
 				return fmt.Errorf("RayJob %s exists after a refused create (%w)", name, err)
 			}
@@ -450,8 +450,8 @@ func TestAccRayJob_admissionOffThePath(t *testing.T) {
 				// Someone else's job of the same name: refused before anything is written, and never taken into state,
 				// so no destroy can delete it.
 				PreConfig: func() {
-					kubectl(t, testdata(t, "tutorial-rayjob.yaml", "PREFIX", "admit", "JOB_ID", "9"), "apply", "-f", "-")
-					t.Cleanup(func() { kubectl(t, "", "delete", "rayjob", "admit-rayjob-9", "--ignore-not-found") })
+					cp.kubectl(testdata(t, "tutorial-rayjob.yaml", "PREFIX", "admit", "JOB_ID", "9"), "apply", "-f", "-")
+					t.Cleanup(func() { cp.kubectl("", "delete", "rayjob", "admit-rayjob-9", "--ignore-not-found") })
 				},
 				Config:      base + oneJob("acc-admit", "admit-rayjob-9", `queue = "admit-user-queue"`+"\n  elastic = true"),
 				ExpectError: patternRE(`(?s)already exists and is not this configuration's`),
@@ -461,11 +461,11 @@ func TestAccRayJob_admissionOffThePath(t *testing.T) {
 					if err := jobGone("admit-denied")(nil); err != nil {
 						t.Error(err)
 					}
-					if _, err := adminClients(t).Ray.RayV1().RayJobs("default").Get(context.Background(), "admit-rayjob-9", metav1.GetOptions{}); err != nil {
+					if _, err := cp.clients().Ray.RayV1().RayJobs("default").Get(context.Background(), "admit-rayjob-9", metav1.GetOptions{}); err != nil {
 						t.Errorf("the other job of the same name after the refused create: %v", err)
 					}
 					// Its owner takes it away; until then it holds quota, and the queue's destroy would rightly refuse.
-					kubectl(t, "", "delete", "rayjob", "admit-rayjob-9", "--wait=true")
+					cp.kubectl("", "delete", "rayjob", "admit-rayjob-9", "--wait=true")
 				},
 				Config:             base + oneJob("acc-admit", "admit-denied", `labels = { "kueue.x-k8s.io/queue-name" = "admit-user-queue" }`+"\n  shutdown_after_job_finishes = false\n  enable_in_tree_autoscaling = false"),
 				PlanOnly:           true,
@@ -478,8 +478,8 @@ func TestAccRayJob_admissionOffThePath(t *testing.T) {
 // TestAccRayJob_driftAmongMany is drift by hand among enough jobs that a refresh reads them from the namespace's
 // shared LISTs and answers unchanged ones without the framework (server.go): each changed job is found, and only it.
 func TestAccRayJob_driftAmongMany(t *testing.T) {
-	requireStack(t)
-	createTestCluster(t, "acc-jmany")
+	stackTest(t, 1)
+	cp := on(t, createTestCluster(t, "acc-jmany"))
 	cfg := pairConfig("acc-jmany", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-jmany", "many", 16) +
 		jobsConfig("acc-jmany", "many", []int{1, 2, 3, 4, 5, 6}, `wait_for = "none"`)
 	noop := func(n string) plancheck.PlanCheck {
@@ -491,9 +491,9 @@ func TestAccRayJob_driftAmongMany(t *testing.T) {
 			{Config: cfg},
 			{
 				PreConfig: func() {
-					kubectl(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: many-rayjob-2-files, namespace: default}\ndata: {train.py: edited}\n", "apply", "-f", "-")
-					kubectl(t, "", "delete", "configmap", "many-rayjob-3-files")
-					kubectl(t, "", "delete", "rayjob", "many-rayjob-4", "--wait=true")
+					cp.kubectl("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: many-rayjob-2-files, namespace: default}\ndata: {train.py: edited}\n", "apply", "-f", "-")
+					cp.kubectl("", "delete", "configmap", "many-rayjob-3-files")
+					cp.kubectl("", "delete", "rayjob", "many-rayjob-4", "--wait=true")
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -506,7 +506,7 @@ func TestAccRayJob_driftAmongMany(t *testing.T) {
 			{
 				// A status change made outside Terraform reaches the state on the next refresh.
 				PreConfig: func() {
-					kubectl(t, "", "patch", "rayjob", "many-rayjob-5", "--subresource=status", "--type=merge",
+					cp.kubectl("", "patch", "rayjob", "many-rayjob-5", "--subresource=status", "--type=merge",
 						"-p", `{"status":{"jobDeploymentStatus":"Complete","jobStatus":"SUCCEEDED"}}`)
 				},
 				RefreshState: true,

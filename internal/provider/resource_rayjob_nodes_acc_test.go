@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -39,20 +38,16 @@ func createRayClusterIn(t *testing.T, location, name string) clusterscope.Ref {
 		NodeConfig:   &containerpb.NodeConfig{MachineType: "n2-standard-16"},
 		AddonsConfig: &containerpb.AddonsConfig{RayOperatorConfig: &containerpb.RayOperatorConfig{Enabled: true}},
 	})
-	// The checks read the control plane the suite shares, which serves the one cluster created while it was free.
-	if cl, err := gke.FindCluster(context.Background(), gkeAPIForCheck(), ref.String()); err == nil && stack != nil && cl.Endpoint != stack.Endpoint {
-		t.Fatalf("cluster %s got a control plane of its own: another cluster holds the shared one (one an earlier test left behind?)", name)
-	}
 	return ref
 }
 
 // rayPods lists the pods of a job's RayCluster, by role ("head" or "worker").
-func rayPods(t *testing.T, job, role string) []corev1.Pod {
-	t.Helper()
-	list, err := adminClients(t).Core.Pods("default").List(context.Background(), metav1.ListOptions{
+func rayPods(cp *clusterPlane, job, role string) []corev1.Pod {
+	cp.t.Helper()
+	list, err := cp.clients().Core.Pods("default").List(context.Background(), metav1.ListOptions{
 		LabelSelector: "ray.io/node-type=" + role})
 	if err != nil {
-		t.Fatal(err)
+		cp.t.Fatal(err)
 	}
 	var out []corev1.Pod
 	for _, p := range list.Items {
@@ -64,9 +59,9 @@ func rayPods(t *testing.T, job, role string) []corev1.Pod {
 }
 
 // placedOn checks that every pod of the job in role runs on a node of pool, and returns those nodes.
-func placedOn(t *testing.T, job, role, pool string, want int) (map[string]*corev1.Node, error) {
-	t.Helper()
-	pods := rayPods(t, job, role)
+func placedOn(cp *clusterPlane, job, role, pool string, want int) (map[string]*corev1.Node, error) {
+	cp.t.Helper()
+	pods := rayPods(cp, job, role)
 	if len(pods) != want {
 		return nil, fmt.Errorf("%s has %d %s pods, want %d", job, len(pods), role, want)
 	}
@@ -75,7 +70,7 @@ func placedOn(t *testing.T, job, role, pool string, want int) (map[string]*corev
 		if p.Status.Phase != corev1.PodRunning || p.Spec.NodeName == "" {
 			return nil, fmt.Errorf("%s pod %s is %s on %q, want Running on a node", role, p.Name, p.Status.Phase, p.Spec.NodeName)
 		}
-		n, err := adminClients(t).Core.Nodes().Get(context.Background(), p.Spec.NodeName, metav1.GetOptions{})
+		n, err := cp.clients().Core.Nodes().Get(context.Background(), p.Spec.NodeName, metav1.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -97,11 +92,11 @@ func hasTaint(n *corev1.Node, key string) bool {
 }
 
 // poolNodes counts the Node objects of a pool in the emulated cluster.
-func poolNodes(t *testing.T, pool string) int {
-	t.Helper()
-	list, err := adminClients(t).Core.Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: wellknown.NodePoolLabel + "=" + pool})
+func poolNodes(cp *clusterPlane, pool string) int {
+	cp.t.Helper()
+	list, err := cp.clients().Core.Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: wellknown.NodePoolLabel + "=" + pool})
 	if err != nil {
-		t.Fatal(err)
+		cp.t.Fatal(err)
 	}
 	return len(list.Items)
 }
@@ -111,9 +106,12 @@ func poolNodes(t *testing.T, pool string) int {
 // dws-pool nodes that DWS provisions, tainted cloud.google.com/gke-queued; heads on default-pool. A pod without the
 // gke-queued toleration cannot use those nodes. With the jobs gone, both pools shrink back to zero.
 func TestAccRayJob_runsOnItsPools(t *testing.T) {
-	s := requireStack(t)
+	stackTest(t, 1)
 	ref := createRayCluster(t, "acc-run")
-	dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
+	cp := on(t, ref)
+	cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond)
+	// The plane may have served an earlier test's cluster: only what its sink records from now on is this test's.
+	egressBefore := cp.stack().EgressMark()
 	base := pairConfig("acc-run", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-run", "run", 16)
 	// Job 2 is submitted once job 1 runs, as the tutorial submits its second job after the first.
 	jobs := jobsConfig("acc-run", "run", []int{1}, `wait_for = "running"`) + strings.Replace(
@@ -140,10 +138,10 @@ func TestAccRayJob_runsOnItsPools(t *testing.T) {
 						knownvalue.StringRegexp(regexp.MustCompile(`^run-rayjob-1-\w+-head-svc\.default\.svc\.cluster\.local:8265$`))),
 				},
 				Check: func(*terraform.State) error {
-					if _, err := placedOn(t, "run-rayjob-1", "worker", "on-demand-pool", 4); err != nil {
+					if _, err := placedOn(cp, "run-rayjob-1", "worker", "on-demand-pool", 4); err != nil {
 						return err
 					}
-					dwsNodes, err := placedOn(t, "run-rayjob-2", "worker", "dws-pool", 4)
+					dwsNodes, err := placedOn(cp, "run-rayjob-2", "worker", "dws-pool", 4)
 					if err != nil {
 						return err
 					}
@@ -153,7 +151,7 @@ func TestAccRayJob_runsOnItsPools(t *testing.T) {
 						}
 					}
 					for _, job := range []string{"run-rayjob-1", "run-rayjob-2"} {
-						if _, err := placedOn(t, job, "head", "default-pool", 1); err != nil {
+						if _, err := placedOn(cp, job, "head", "default-pool", 1); err != nil {
 							return err
 						}
 					}
@@ -162,10 +160,10 @@ func TestAccRayJob_runsOnItsPools(t *testing.T) {
 							return fmt.Errorf("GKE reports %d nodes in %s (%v), want %d", n, pool, err, want)
 						}
 					}
-					if err := untoleratedPends(t); err != nil {
+					if err := untoleratedPends(cp); err != nil {
 						return err
 					}
-					if socks, err := s.NonLoopbackSockets(); err != nil || len(socks) > 0 {
+					if socks, err := cp.stack().NonLoopbackSockets(); err != nil || len(socks) > 0 {
 						return fmt.Errorf("stack sockets beyond loopback: %v (%v)", socks, err)
 					}
 					return nil
@@ -177,22 +175,22 @@ func TestAccRayJob_runsOnItsPools(t *testing.T) {
 				Config: base,
 				Check: func(*terraform.State) error {
 					return wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
-						return poolNodes(t, "on-demand-pool")+poolNodes(t, "dws-pool") == 0 && len(rayPods(t, "run-rayjob", "worker")) == 0, nil
+						return poolNodes(cp, "on-demand-pool")+poolNodes(cp, "dws-pool") == 0 && len(rayPods(cp, "run-rayjob", "worker")) == 0, nil
 					})
 				},
 			},
 		},
 	})
-	if got := s.EgressAttempts(); len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), "svc.cluster.local:8265") {
+	if got := cp.stack().EgressSince(egressBefore); len(got) == 0 || !strings.Contains(strings.Join(got, "\n"), "svc.cluster.local:8265") {
 		t.Errorf("egress attempts = %v, want KubeRay's dashboard requests, refused by the sink", got)
 	}
 }
 
 // untoleratedPends: a pod for the dws pool that tolerates google.com/tpu but not cloud.google.com/gke-queued stays
 // Pending next to the DWS nodes, with the scheduler saying why.
-func untoleratedPends(t *testing.T) error {
-	t.Helper()
-	core := adminClients(t).Core
+func untoleratedPends(cp *clusterPlane) error {
+	cp.t.Helper()
+	core := cp.clients().Core
 	ctx := context.Background()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "no-queued-toleration", Namespace: "default"},
@@ -230,7 +228,7 @@ func untoleratedPends(t *testing.T) error {
 // on-demand (its fallback follows quota, not capacity), and a wait for "running" fails with GKE's autoscaler event
 // and the pool, well before its timeout; once capacity is back, the next apply finishes the same job.
 func TestAccRayJob_stockoutFailsEarly(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	createRayCluster(t, "acc-stock")
 	base := pairConfig("acc-stock", "on-demand-pool", "dws-pool", 4) + queueConfig("acc-stock", "stock", 16)
 	cfg := base + jobsConfig("acc-stock", "stock", []int{1}, `wait_for = "running"

@@ -507,12 +507,12 @@ const tpu7xZone = "us-central1-c"
 // TestAccTPU7x: a multi-host TPU7x pair made by gcloud (placed by a workload policy) imports with an empty plan; one
 // made by Terraform carries the same pools, and jobs land on it: job 1 on demand, job 2 on DWS, two nodes each.
 func TestAccTPU7x(t *testing.T) {
-	requireStack(t)
-	// The jobs' cluster first: it takes the control plane the suite shares, which the checks read.
+	stackTest(t, 1)
 	// TPU7x is in one zone on record, us-central1-c: the clusters are there, the provider's default location.
 	byTerraform := createRayClusterIn(t, tpu7xZone, "acc-tpu7x")
 	byGcloud := createTestClusterIn(t, tpu7xZone, "tpu7x-gcloud")
-	dws.SetMode(gkeemu.DWSProvision, 500*time.Millisecond)
+	cp := on(t, byTerraform)
+	cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond)
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, tpu7xZone, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 4) {
 		g.Run(cmd...)
@@ -549,7 +549,7 @@ func TestAccTPU7x(t *testing.T) {
 					return err
 				}
 				for job, pool := range map[string]string{"t7-rayjob-1": "on-demand-pool", "t7-rayjob-2": "dws-pool"} {
-					nodes, err := placedOn(t, job, "worker", pool, 2)
+					nodes, err := placedOn(cp, job, "worker", pool, 2)
 					if err != nil {
 						return err
 					}

@@ -47,8 +47,9 @@ func serviceAccountKey(t *testing.T) (keyJSON, privatePEM string) {
 // emulator) and a Kubernetes bearer token: none of the private key, the access tokens and the bearer token appears
 // in the log of terraform and the provider, or in the state.
 func TestAccSecrets_traceLog(t *testing.T) {
-	s := requireStack(t)
+	stackTest(t, 1)
 	ref := createTestCluster(t, "acc-trace")
+	s := on(t, ref).stack()
 	keyJSON, privatePEM := serviceAccountKey(t)
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "key.json")
@@ -114,6 +115,7 @@ provider "dwsfallback" {
 // TestAccSecrets_multiKueueTrace: the MultiKueue worker's token, made by the provider, and a kubeconfig brought in
 // the write-only kubeconfig_wo reach neither the TRACE log nor the state, through an apply, a refresh and a destroy.
 func TestAccSecrets_multiKueueTrace(t *testing.T) {
+	stackTest(t, 2)
 	s := requireStack(t)
 	manager := createTestCluster(t, "mk-trace-m")
 	worker := createTestCluster(t, "mk-trace-w")

@@ -21,8 +21,9 @@ var upgradeFixtures = []struct {
 	// as "address: attribute". None so far.
 	announced []string
 	// first are applied before the rest when today's provider makes the objects: the cluster the Kubernetes objects
-	// go to, so that it takes the control plane the suite shares (the first cluster made takes it; a later one starts
-	// a plane of its own). Writing a fixture with an old release applies all at once, as its users did.
+	// go to, so that it, not a cluster nobody reaches, takes the control plane the suite shares when that is free (a
+	// later cluster gets a spare plane or starts one). Writing a fixture with an old release applies all at once, as
+	// its users did.
 	first []string
 }{
 	{version: "0.1.0", commit: "1ef13a5", first: []string{"dwsfallback_cluster.full"}},
@@ -38,7 +39,7 @@ var upgradeFixtures = []struct {
 // DWSFALLBACK_UPGRADE_FROM=<folder with that release's provider binary> writes the fixture instead: that release
 // applies the configuration and its state is kept, and the check runs on the objects it made.
 func TestAccUpgrade_stateFixtures(t *testing.T) {
-	requireStack(t)
+	stackTest(t, 1)
 	for _, f := range upgradeFixtures {
 		t.Run(f.version, func(t *testing.T) {
 			dir := filepath.Join("testdata", "upgrade", f.version)

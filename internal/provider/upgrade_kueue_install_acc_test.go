@@ -17,6 +17,7 @@ import (
 // the running Kueue's), reached through the provider's kubernetes block, and the chart's folder, a path in this
 // machine's module cache, is written CHART_DIR in the fixture.
 func TestAccUpgrade_kueueInstallFixtures(t *testing.T) {
+	stackTest(t, 1)
 	s := startStack(t, true)
 	ph := placeholders{"CHART_DIR": filepath.Join(requireModuleDir(t, localstack.KueueModule), "charts/kueue")}
 	for _, f := range upgradeFixtures {
