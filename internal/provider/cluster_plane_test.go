@@ -35,6 +35,8 @@ func testPlanes() int {
 func stackTest(t *testing.T, planes int) {
 	t.Helper()
 	t.Parallel()
+	besideOthers.Store(t, true)
+	t.Cleanup(func() { besideOthers.Delete(t) })
 	requireStack(t)
 	n := min(int64(planes), int64(testPlanes()))
 	if err := planeSlots.Acquire(context.Background(), n); err != nil {

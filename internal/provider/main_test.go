@@ -215,7 +215,7 @@ func stopStack() {
 // would hold a control plane (the shared one, or a spare) until the run ends. Only a failed test sweeps, and only
 // when no other test that makes clusters on the stack runs beside it: a cluster made since the test began may be
 // another test's, still in use.
-// Tests that make clusters through GKE alone do not come here: one of those beside a failed test is not seen.
+// Tests that make clusters through GKE alone do not come here: a test that runs beside them never sweeps.
 func sweepAfter(t *testing.T) {
 	if _, seen := swept.LoadOrStore(t, true); seen {
 		return
@@ -227,6 +227,10 @@ func sweepAfter(t *testing.T) {
 		alone := sweepers.Add(-1) == 0
 		if !t.Failed() {
 			return
+		}
+		// The GKE-only tests make clusters too, and do not come here.
+		if _, beside := besideOthers.Load(t); beside {
+			alone = false
 		}
 		if !alone {
 			t.Logf("not deleting the clusters made since the test began: other tests that make clusters run beside it")
@@ -294,9 +298,11 @@ var (
 	stackErr  error
 	// stackDir holds the stack's data and logs: removed after a run that passed, kept for one that failed.
 	stackDir string
-	swept    sync.Map           // tests whose left-behind clusters are deleted when they end
-	sweepers atomic.Int32       // how many of them are running
-	stopDWS  context.CancelFunc = func() {}
+	swept    sync.Map     // tests whose left-behind clusters are deleted when they end
+	sweepers atomic.Int32 // how many of them are running
+	// besideOthers are the tests (stackTest) that run beside the GKE-only tests: theirs is never a sweep alone.
+	besideOthers sync.Map
+	stopDWS      context.CancelFunc = func() {}
 )
 
 type kueueAPI = kueuev1beta2.KueueV1beta2Interface

@@ -84,8 +84,10 @@ resource "dwsfallback_kueue_queue" "manager" {
 //   - With both provisioning, a job runs on the worker that admitted it first, and the other holds no copy.
 //   - When the API server of the worker running the Terraform job stops, Kueue puts the job back in the queue after
 //     workerLostTimeout (30 s on the local stack) and dispatches it to the other worker; the next refresh says so.
+//
+// Not parallel: it stops a worker's API server, which must not be the shared control plane; in the serial phase
+// the manager, made first, takes that one.
 func TestAccMultiKueue_dispatch(t *testing.T) {
-	stackTest(t, 3)
 	s := requireStack(t)
 	cfg := multiKueueDispatchManager + multiKueueWorkerConfig("mkdw1") + multiKueueWorkerConfig("mkdw2")
 	// The same job through Terraform, on the manager: not elastic, Ray's autoscaler off (Kueue refuses it otherwise).

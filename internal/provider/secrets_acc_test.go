@@ -116,14 +116,13 @@ provider "dwsfallback" {
 // the write-only kubeconfig_wo reach neither the TRACE log nor the state, through an apply, a refresh and a destroy.
 func TestAccSecrets_multiKueueTrace(t *testing.T) {
 	stackTest(t, 2)
-	s := requireStack(t)
 	manager := createTestCluster(t, "mk-trace-m")
 	worker := createTestCluster(t, "mk-trace-w")
 	w := clusterClients(t, worker.Name) // starts the worker's control plane
 	if _, err := w.Core.Namespaces().Get(context.Background(), "kueue-system", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the worker's control plane: %v", err)
 	}
-	plane := workerPlane(t, s, worker.Name)
+	plane := on(t, worker).stack()
 	// A kubeconfig brought by the user: the worker plane's own admin token, which nothing else here sends.
 	byo := string(multikueue.Kubeconfig(plane.Host, plane.CAPEM, []byte(plane.AdminToken)))
 	dir := t.TempDir()

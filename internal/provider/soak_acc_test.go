@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -49,13 +50,17 @@ func TestAccSoak_tutorialWithGcloud(t *testing.T) {
 	const cluster = "acc-soak"
 	ref := clusterscope.Ref{Project: testProject, Location: testLocation, Name: cluster}
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
-	g.Setenv("KUBECONFIG=" + s.Kubeconfig) // the file `make local-up` exports to users
+	// The file `make local-up` exports to users, as a copy: other tests' kubectl reads the stack's own while this one
+	// runs, and the context gcloud makes current would send them to this test's cluster.
 	exported, err := os.ReadFile(s.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Other tests read it after this one: the context gcloud made current needs this test's gcloud.
-	t.Cleanup(func() { _ = os.WriteFile(s.Kubeconfig, exported, 0o600) })
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, exported, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g.Setenv("KUBECONFIG=" + kubeconfig)
 	g.Run(testutil.TutorialCluster(cluster, testProject)...)
 	t.Cleanup(func() {
 		if err := deleteCluster(gkeAPIForCheck(), ref); err != nil {
