@@ -95,7 +95,7 @@ export GOOGLE_OAUTH_ACCESS_TOKEN=%[4]s
 			log.Printf("  %-24s %s", t.Phase, t.Duration.Round(time.Millisecond))
 		}
 		// Emulated clusters point at the real control plane, as a GKE cluster's endpoint and CA point at its master.
-		if _, _, err := stack.AttachGKE(ctx, emu, gkeOpts); err != nil {
+		if err := stack.AttachGKE(ctx, emu, gkeOpts); err != nil {
 			return err
 		}
 		env += fmt.Sprintf("export KUBECONFIG=%s\n", stack.Kubeconfig)

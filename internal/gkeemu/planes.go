@@ -14,8 +14,8 @@ type ControlPlanes interface {
 	// Open gives the new cluster (projects/P/locations/L/clusters/C) its endpoint (HOST:PORT) and CA (base64 PEM, as
 	// masterAuth.clusterCaCertificate). It is called with the emulator's lock held: it must not call the emulator.
 	Open(cluster string) (endpoint, ca string, err error)
-	// Close ends the cluster's control plane once its deletion is done; what ran there is gone with it. It is called
-	// with the emulator's lock held.
+	// Close ends the cluster's control plane once its deletion is done; what ran there is gone with it (a control
+	// plane kept for another cluster was emptied first: Emptier). It is called with the emulator's lock held.
 	Close(cluster string)
 }
 

@@ -28,38 +28,38 @@ type GKEOptions struct {
 // AttachGKE makes the emulator's clusters live on control planes until ctx ends: this stack serves one cluster at a
 // time, and every other cluster gets a control plane of its own (see planes). On each, DWS answers ProvisioningRequests,
 // node pools have Node objects that scale as GKE's would, and KubeRay's operator runs while the cluster enables the
-// RayOperator add-on. The simulators returned are this stack's.
-func (s *Stack) AttachGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions) (*gkeemu.DWS, *gkeemu.Autoscaler, error) {
+// RayOperator add-on.
+func (s *Stack) AttachGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions) error {
 	base, err := s.recordBaseline(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("recording what the control plane holds before any cluster: %w", err)
+		return fmt.Errorf("recording what the control plane holds before any cluster: %w", err)
 	}
 	p := &planes{ctx: ctx, emu: emu, gke: o, primary: s, fronts: map[string]*front{}, live: map[*plane]bool{}, base: base}
 	s.planes = p
 	emu.HandleAdmin("restarts", http.HandlerFunc(s.serveRestarts))
 	// Clusters first: the autoscaler scoped to p.holds would remove the nodes of a cluster not yet given a plane.
 	if err := emu.SetControlPlanes(p); err != nil {
-		return nil, nil, err
+		return err
 	}
 	return s.serveGKE(ctx, emu, o, p.holds)
 }
 
 // serveGKE runs the emulator's part (DWS, autoscaler, the RayOperator add-on) on this control plane for the clusters
 // in scope.
-func (s *Stack) serveGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions, scope gkeemu.Scope) (*gkeemu.DWS, *gkeemu.Autoscaler, error) {
+func (s *Stack) serveGKE(ctx context.Context, emu *gkeemu.Server, o GKEOptions, scope gkeemu.Scope) error {
 	dws, err := emu.NewDWS(s.RESTConfig(), gkeemu.DWSProvision, o.DWSDelay)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	dws.Within(scope)
 	as, err := emu.NewAutoscaler(s.RESTConfig(), gkeemu.AutoscalerOptions{ScaleDownDelay: o.ScaleDownDelay, NodeIPPrefix: NodeIPPrefix, TimeScale: o.TimeScale, Clusters: scope})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	go dws.Run(ctx)
 	go as.Run(ctx)
 	go s.followRayOperator(ctx, emu, scope)
-	return dws, as, nil
+	return nil
 }
 
 // followRayOperator starts and stops KubeRay's operator as the add-on setting of the clusters in scope comes and goes.

@@ -26,7 +26,7 @@ import (
 
 // planes gives every emulated cluster a control plane of its own, as GKE gives each cluster its master. The stack
 // that AttachGKE was called on serves one cluster at a time: the first one created while it is free, so a run with
-// one cluster at a time (the demo, the serial tests) starts nothing more. Every other cluster gets at once an
+// one cluster at a time (the tutorial's demo) starts nothing more. Every other cluster gets at once an
 // endpoint of its own, a TLS front on loopback with a CA of its own, and behind it a control plane, taken on the
 // cluster's first request: a cluster nobody talks to (GKE-only tests) costs one listening socket. That control plane
 // is one a deleted cluster left, emptied, when GKEOptions.SparePlanes keeps them; else a new one.
@@ -419,7 +419,7 @@ func (f *front) newPlane() (*plane, error) {
 	// The plane's DWS, autoscaler and add-on outlive this cluster when the plane is kept for the next.
 	gctx, cancel := context.WithCancel(f.p.ctx)
 	pl.cancel = cancel
-	if _, _, err := stk.serveGKE(gctx, f.p.emu, f.p.gke, pl.holds); err != nil {
+	if err := stk.serveGKE(gctx, f.p.emu, f.p.gke, pl.holds); err != nil {
 		pl.stop()
 		return nil, err
 	}
@@ -465,7 +465,7 @@ func lastSegment(key string) string {
 }
 
 // ClusterStack is the control plane serving the emulated cluster (projects/P/locations/L/clusters/C): this stack, or
-// the one started for the cluster; nil when the cluster has not been reached yet.
+// the one behind the cluster's endpoint; nil when the cluster has not been reached yet.
 func (s *Stack) ClusterStack(cluster string) *Stack {
 	if s.planes == nil {
 		return nil

@@ -21,7 +21,7 @@ import (
 //
 // Not parallel: it is about the shared control plane, which serves its cluster only while no other cluster holds it.
 func TestAccCluster_deleteTakesItsContents(t *testing.T) {
-	s := requireStack(t)
+	s := serialStack(t)
 	const name = "acc-empty"
 	ctx := context.Background()
 	put := func(*terraform.State) error {

@@ -30,13 +30,11 @@ func testPlanes() int {
 	return 2
 }
 
-// stackTest starts a test that makes planes clusters and reaches their Kubernetes objects: it runs beside the
+// stackTest starts a test that reaches the Kubernetes objects of as many clusters as planes says: it runs beside the
 // other tests once it holds that many of the slots.
 func stackTest(t *testing.T, planes int) {
 	t.Helper()
 	t.Parallel()
-	besideOthers.Store(t, true)
-	t.Cleanup(func() { besideOthers.Delete(t) })
 	requireStack(t)
 	n := min(int64(planes), int64(testPlanes()))
 	if err := planeSlots.Acquire(context.Background(), n); err != nil {
@@ -81,15 +79,6 @@ func (c *clusterPlane) clients() *kube.Clients {
 // kubectl runs the real kubectl against the cluster, with stdin.
 func (c *clusterPlane) kubectl(stdin string, args ...string) string {
 	c.t.Helper()
-	out, err := c.tryKubectl(stdin, args...)
-	if err != nil {
-		c.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-func (c *clusterPlane) tryKubectl(stdin string, args ...string) (string, error) {
-	c.t.Helper()
 	bin, err := exec.LookPath("kubectl")
 	if err != nil {
 		c.t.Fatalf("kubectl is not installed; the equivalence tests apply the tutorial's manifests with it: %v", err)
@@ -97,7 +86,10 @@ func (c *clusterPlane) tryKubectl(stdin string, args ...string) (string, error) 
 	cmd := exec.Command(bin, append([]string{"--kubeconfig", c.stack().Kubeconfig}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
-	return string(out), err
+	if err != nil {
+		c.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }
 
 // setDWS makes the simulated DWS answer this cluster's ProvisioningRequests with mode after delay, as the

@@ -117,8 +117,8 @@ type queried struct{ address, display, id string }
 
 // adoptionQuery runs, with their resources as `terraform query` does, the lists that examples/adopt-tutorial's query
 // runs for these kinds (and the GPU pair list) in ref's cluster, and checks that each object in want is found, with
-// no diagnostic, under the id the import contract names. It returns want with the ids the lists gave. Other tests'
-// objects on the shared control plane, and what the lists say of them, are left out.
+// no diagnostic, under the id the import contract names. It returns want with the ids the lists gave. Objects not in want,
+// and what the lists say of them, are left out.
 func adoptionQuery(t *testing.T, ref clusterscope.Ref, want []queried) []queried {
 	t.Helper()
 	lc := newListClient(t)

@@ -200,8 +200,8 @@ func (c *listClient) listIn(ctx context.Context, t *testing.T, typeName string, 
 
 // TestAccList_everyKind lists each other kind through the protocol server: pool pairs that gcloud made (the
 // tutorial's TPU pair and a GPU pair in one cluster, each list leaving the other kind's pools out), the cluster
-// itself, and the Kubernetes kinds made with kubectl. Other tests' clusters share the control plane, so a list of a
-// cluster-scoped kind is checked for this test's objects, not for nothing else.
+// itself, and the Kubernetes kinds made with kubectl. A list of a cluster-scoped kind is checked for this test's
+// objects.
 func TestAccList_everyKind(t *testing.T) {
 	stackTest(t, 1)
 	ref := createTestCluster(t, "acc-list-kinds")

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -163,7 +162,6 @@ func gkeAPIForCheck() *gke.Client {
 func requireStack(t *testing.T) *localstack.Stack {
 	t.Helper()
 	testutil.RequireAcceptance(t)
-	sweepAfter(t)
 	stackOnce.Do(func() {
 		bin := testutil.StackBin()
 		dir, err := os.MkdirTemp("", "dwsfallback-stack-")
@@ -180,7 +178,7 @@ func requireStack(t *testing.T) *localstack.Stack {
 		}
 		var dctx context.Context
 		dctx, stopDWS = context.WithCancel(context.Background())
-		_, _, stackErr = stack.AttachGKE(dctx, emu, localstack.GKEOptions{DWSDelay: 500 * time.Millisecond, ScaleDownDelay: 3 * time.Second, TimeScale: 0.01, SparePlanes: testPlanes()})
+		stackErr = stack.AttachGKE(dctx, emu, localstack.GKEOptions{DWSDelay: 500 * time.Millisecond, ScaleDownDelay: 3 * time.Second, TimeScale: 0.01, SparePlanes: testPlanes()})
 	})
 	if stackErr != nil {
 		t.Fatalf("local control plane: %v", stackErr)
@@ -211,29 +209,15 @@ func stopStack() {
 	}
 }
 
-// sweepAfter deletes, when a test fails, the emulated clusters it left behind (a destroy that failed). Left, each
-// would hold a control plane (the shared one, or a spare) until the run ends. Only a failed test sweeps, and only
-// when no other test that makes clusters on the stack runs beside it: a cluster made since the test began may be
-// another test's, still in use.
-// Tests that make clusters through GKE alone do not come here: a test that runs beside them never sweeps.
-func sweepAfter(t *testing.T) {
-	if _, seen := swept.LoadOrStore(t, true); seen {
-		return
-	}
-	sweepers.Add(1)
+// serialStack is requireStack for the tests that run alone (no t.Parallel), about the shared control plane or
+// stopping a worker's API server that may be it. When one fails, the emulated clusters it left behind (a destroy
+// that failed) are deleted: only a test that runs alone can tell them from other tests' clusters, still in use.
+func serialStack(t *testing.T) *localstack.Stack {
+	t.Helper()
+	s := requireStack(t)
 	before := clusterNames(t)
 	t.Cleanup(func() {
-		swept.Delete(t)
-		alone := sweepers.Add(-1) == 0
 		if !t.Failed() {
-			return
-		}
-		// The GKE-only tests make clusters too, and do not come here.
-		if _, beside := besideOthers.Load(t); beside {
-			alone = false
-		}
-		if !alone {
-			t.Logf("not deleting the clusters made since the test began: other tests that make clusters run beside it")
 			return
 		}
 		c := gkeAPIForCheck()
@@ -247,6 +231,7 @@ func sweepAfter(t *testing.T) {
 			}
 		}
 	})
+	return s
 }
 
 // clusterNames lists the emulated clusters of the test project, in every location (tests put TPUs that
@@ -298,11 +283,7 @@ var (
 	stackErr  error
 	// stackDir holds the stack's data and logs: removed after a run that passed, kept for one that failed.
 	stackDir string
-	swept    sync.Map     // tests whose left-behind clusters are deleted when they end
-	sweepers atomic.Int32 // how many of them are running
-	// besideOthers are the tests (stackTest) that run beside the GKE-only tests: theirs is never a sweep alone.
-	besideOthers sync.Map
-	stopDWS      context.CancelFunc = func() {}
+	stopDWS  context.CancelFunc = func() {}
 )
 
 type kueueAPI = kueuev1beta2.KueueV1beta2Interface

@@ -20,9 +20,9 @@ import (
 
 // TestAccClusters_ownControlPlanes: three clusters made by Terraform are three API servers, each with its own endpoint
 // and CA in GetCluster, so that `gcloud container clusters get-credentials` gives three contexts; what kubectl makes
-// in one is not seen in the others; a deleted cluster's control plane is gone with it.
+// in one is not seen in the others; a deleted cluster's endpoint is gone with it.
 func TestAccClusters_ownControlPlanes(t *testing.T) {
-	s := requireStack(t)
+	s := serialStack(t)
 	names := []string{"plane-a", "plane-b", "plane-c"}
 	cfg := func(names ...string) string {
 		var b strings.Builder

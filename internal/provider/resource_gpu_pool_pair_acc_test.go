@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -13,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -80,7 +78,6 @@ resource "dwsfallback_rayjob" "job%[2]d" {
 func TestAccGPUFallback(t *testing.T) {
 	stackTest(t, 1)
 	cp := on(t, createRayCluster(t, "acc-gpu"))
-	cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond)
 	pools := func(job string, pool string) statecheck.StateCheck {
 		return statecheck.ExpectKnownValue("dwsfallback_rayjob."+job, tfjsonpath.New("nodes_by_pool"),
 			knownvalue.MapExact(map[string]knownvalue.Check{"default-pool": knownvalue.Int64Exact(1), pool: knownvalue.Int64Exact(1)}))

@@ -16,7 +16,6 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 )
 
 // TestAccKueueQueue_tutorialEquivalence: the tutorial's objects applied by kubectl import with an empty plan, and the
@@ -94,7 +93,6 @@ func TestAccKueueQueue_fallback(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			Check: func(*terraform.State) error {
-				cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond)
 				defer cp.kubectl("", "delete", "rayjob", "fb-rayjob-1", "fb-rayjob-2", "--ignore-not-found", "--wait=true")
 				cp.kubectl(testdata(t, "tutorial-rayjob.yaml", "PREFIX", "fb", "JOB_ID", "1"), "apply", "-f", "-")
 				wl1 := waitWorkload(cp, "fb-rayjob-1", func(w *kueue.Workload) bool { return isAdmitted(w) })

@@ -98,7 +98,7 @@ resource "dwsfallback_kueue_queue" "manager" {
 // Not parallel: it stops a worker's API server, which must not be the shared control plane; in the serial phase
 // the manager, made first, takes that one.
 func TestAccMultiKueue_manager(t *testing.T) {
-	s := requireStack(t)
+	s := serialStack(t)
 	custom := strings.Replace(multiKueueManagerConfig, `name           = "mk-w2"`,
 		`name            = "mk-w2"
   secret_name     = "mk-w2-custom"

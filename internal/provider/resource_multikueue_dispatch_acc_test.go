@@ -88,7 +88,7 @@ resource "dwsfallback_kueue_queue" "manager" {
 // Not parallel: it stops a worker's API server, which must not be the shared control plane; in the serial phase
 // the manager, made first, takes that one.
 func TestAccMultiKueue_dispatch(t *testing.T) {
-	s := requireStack(t)
+	s := serialStack(t)
 	cfg := multiKueueDispatchManager + multiKueueWorkerConfig("mkdw1") + multiKueueWorkerConfig("mkdw2")
 	// The same job through Terraform, on the manager: not elastic, Ray's autoscaler off (Kueue refuses it otherwise).
 	job := strings.NewReplacer("dwsfallback_tpu_pool_pair.test", "dwsfallback_tpu_pool_pair.mkdw2", "dwsfallback_kueue_queue.test", "dwsfallback_kueue_queue.manager",

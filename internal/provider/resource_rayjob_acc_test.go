@@ -75,8 +75,7 @@ func TestAccRayJob_fallback(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond) },
-				Config:    base + jobsConfig("acc-jobs", "jobs", []int{1}, ""),
+				Config: base + jobsConfig("acc-jobs", "jobs", []int{1}, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					flavor(1, "jobs-on-demand"),
 					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("admitted"), knownvalue.Bool(true)),

@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -110,7 +109,6 @@ func TestAccRayJob_runsOnItsPools(t *testing.T) {
 	stackTest(t, 1)
 	ref := createRayCluster(t, "acc-run")
 	cp := on(t, ref)
-	cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond)
 	// The plane may have served an earlier test's cluster, and the shared one's marks count every plane: only this
 	// test's jobs' dashboard calls, recorded from now on, are this test's.
 	egressBefore := cp.stack().EgressMark()

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/google/go-cmp/cmp"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -512,7 +510,6 @@ func TestAccTPU7x(t *testing.T) {
 	byTerraform := createRayClusterIn(t, tpu7xZone, "acc-tpu7x")
 	byGcloud := createTestClusterIn(t, tpu7xZone, "tpu7x-gcloud")
 	cp := on(t, byTerraform)
-	cp.setDWS(gkeemu.DWSProvision, 500*time.Millisecond)
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
 	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, tpu7xZone, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 4) {
 		g.Run(cmd...)

@@ -118,11 +118,8 @@ func TestAccSecrets_multiKueueTrace(t *testing.T) {
 	stackTest(t, 2)
 	manager := createTestCluster(t, "mk-trace-m")
 	worker := createTestCluster(t, "mk-trace-w")
-	w := clusterClients(t, worker.Name) // starts the worker's control plane
-	if _, err := w.Core.Namespaces().Get(context.Background(), "kueue-system", metav1.GetOptions{}); err != nil {
-		t.Fatalf("the worker's control plane: %v", err)
-	}
 	plane := on(t, worker).stack()
+	w := clusterClients(t, worker.Name)
 	// A kubeconfig brought by the user: the worker plane's own admin token, which nothing else here sends.
 	byo := string(multikueue.Kubeconfig(plane.Host, plane.CAPEM, []byte(plane.AdminToken)))
 	dir := t.TempDir()

@@ -45,7 +45,7 @@ func (b *bench) measureRunningDestroy(dir, binDir string, n int) (*runningDestro
 	}
 	defer stack.Stop()
 	emu := gkeemu.New(gkeemu.Options{OperationDelay: 200 * time.Millisecond, Tokens: []string{token}})
-	if _, _, err := stack.AttachGKE(ctx, emu, localstack.GKEOptions{DWSDelay: time.Second, ScaleDownDelay: time.Hour, TimeScale: 0.01}); err != nil {
+	if err := stack.AttachGKE(ctx, emu, localstack.GKEOptions{DWSDelay: time.Second, ScaleDownDelay: time.Hour, TimeScale: 0.01}); err != nil {
 		return nil, err
 	}
 	srv := httptest.NewServer(emu)
