@@ -11,9 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing/v1beta2"
-
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/kube"
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/localstack"
 )
 
 // A deleted cluster takes everything in it, and one made again under its name starts empty: as on GKE, also for the
@@ -25,7 +22,7 @@ func TestAccCluster_deleteTakesItsContents(t *testing.T) {
 	const name = "acc-empty"
 	ctx := context.Background()
 	put := func(*terraform.State) error {
-		c := primaryClients(t, s)
+		c := adminClients(t, s)
 		if _, err := c.Core.Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "acc-empty-team"}}, metav1.CreateOptions{}); err != nil {
 			return err
 		}
@@ -48,7 +45,7 @@ func TestAccCluster_deleteTakesItsContents(t *testing.T) {
 	// emptied checks that nothing the deleted cluster held is left, and that what the control plane runs on is.
 	emptied := func(nodesWanted bool) resource.TestCheckFunc {
 		return func(*terraform.State) error {
-			c := primaryClients(t, s)
+			c := adminClients(t, s)
 			nodes, err := c.Core.Nodes().List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return err
@@ -84,14 +81,4 @@ func TestAccCluster_deleteTakesItsContents(t *testing.T) {
 			{Config: clusterConfig(name, false, ""), Check: resource.ComposeTestCheckFunc(served, emptied(true))},
 		},
 	})
-}
-
-// primaryClients are typed clients of the shared control plane with the admin token, whichever cluster it serves.
-func primaryClients(t *testing.T, s *localstack.Stack) *kube.Clients {
-	t.Helper()
-	c, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }

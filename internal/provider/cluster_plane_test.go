@@ -68,12 +68,17 @@ func (c *clusterPlane) stack() *localstack.Stack {
 // clients are typed clients of the cluster with the admin token.
 func (c *clusterPlane) clients() *kube.Clients {
 	c.t.Helper()
-	s := c.stack()
-	k, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
+	return adminClients(c.t, c.stack())
+}
+
+// adminClients are typed clients of a control plane with its admin token.
+func adminClients(t *testing.T, s *localstack.Stack) *kube.Clients {
+	t.Helper()
+	c, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
-	return k
+	return c
 }
 
 // kubectl runs the real kubectl against the cluster, with stdin.

@@ -38,10 +38,7 @@ func TestAccKueueInstall_chart(t *testing.T) {
 	stackTest(t, 1)
 	s := startStack(t, true)
 	chartDir := filepath.Join(requireModuleDir(t, localstack.KueueModule), "charts/kueue")
-	admin, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := adminClients(t, s)
 	provider := fmt.Sprintf(`
 provider "dwsfallback" {
   kubernetes {
@@ -231,10 +228,7 @@ func TestAccKueueInstall_readiness(t *testing.T) {
 		t.Errorf("Kueue runs, but readiness says: %v", err)
 	}
 	s := startStack(t, true)
-	bare, err := kube.New(kube.Target{Host: s.Host, CAData: s.CAPEM, BearerToken: s.AdminToken})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bare := adminClients(t, s)
 	short, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel2()
 	if err := kueueuse.WaitReady(short, bare, "kueue-system", "kueue"); err == nil || !strings.Contains(err.Error(), "Kueue is not ready") {

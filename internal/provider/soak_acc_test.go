@@ -162,11 +162,7 @@ func soakPlane(t *testing.T, cluster string) (string, *kube.Clients) {
 	if st == nil {
 		t.Fatalf("%s has no control plane after an apply", cluster)
 	}
-	c, err := kube.New(kube.Target{Host: st.Host, CAData: st.CAPEM, BearerToken: st.AdminToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Plane(), c
+	return st.Plane(), adminClients(t, st)
 }
 
 // deleteWatch follows the soak's RayJobs: how long each took from its delete to its end, and what each Workload
