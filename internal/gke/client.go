@@ -240,14 +240,17 @@ func IsNotFound(err error) bool { return httpCode(err) == http.StatusNotFound }
 // IsAlreadyExists reports whether GKE answered 409.
 func IsAlreadyExists(err error) bool { return httpCode(err) == http.StatusConflict }
 
-// IsClusterBusy reports GKE's FAILED_PRECONDITION for a cluster that runs another operation, which callers are asked
-// to retry once it is done.
+// IsClusterBusy reports GKE's FAILED_PRECONDITION for a cluster that runs an operation the call collides with, to be
+// retried once it is done: today's "Cluster is running incompatible operation OP." (kubernetes-sigs/
+// cluster-api-provider-gcp#1363, rancher/gke-operator#509) and older GKE's "Operation OP is currently ... Please wait and
+// try again once it is done." (hashicorp/terraform-provider-google#3650).
 func IsClusterBusy(err error) bool {
 	var ge *googleapi.Error
 	if !errors.As(err, &ge) || ge.Code != http.StatusBadRequest {
 		return false
 	}
-	return strings.Contains(ge.Message, "Please wait and try again") || strings.Contains(ge.Message, "is currently")
+	return strings.Contains(ge.Message, "is running incompatible operation") || strings.Contains(ge.Message, "Please wait and try again") ||
+		strings.Contains(ge.Message, "is currently")
 }
 
 func httpCode(err error) int {

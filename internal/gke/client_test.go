@@ -69,11 +69,12 @@ func TestMutateRetriesTransientErrors(t *testing.T) {
 	}
 }
 
-// A second operation on a busy cluster is refused by GKE; the client waits for the first and goes on.
+// An operation that collides with one under way is refused by GKE ("Cluster is running incompatible operation"); the
+// client waits for the first and goes on.
 func TestMutateWaitsForBusyCluster(t *testing.T) {
 	c, emu := newClient(t, 150*time.Millisecond)
-	// An operation started by someone else: the client's lock does not know about it.
-	if _, err := createPool(c, "other")(context.Background()); err != nil {
+	// An operation on the cluster itself, started by someone else: the client's lock does not know about it.
+	if _, err := c.API().SetLabels(context.Background(), &containerpb.SetLabelsRequest{Name: cluster, ResourceLabels: map[string]string{"by": "hand"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Mutate(context.Background(), cluster, createPool(c, "mine"), nil); err != nil {

@@ -68,8 +68,15 @@ func resolveAmong(v, def string, valid []string) (string, *apiError) {
 			return known, nil
 		}
 	}
-	return "", invalid("Version %q is invalid.", v)
+	// GKE's words for a version it does not offer (googlecodelabs/feedback#793, GoogleCloudPlatform/gke-networking-demos#37)
+	// and for one that is no version at all (kelseyhightower/kubernetes-cluster-federation#40).
+	if versionRE.MatchString(v) {
+		return "", invalid("Master version %q is unsupported.", v)
+	}
+	return "", invalid("Version is invalid.")
 }
+
+var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9]+)?(-gke\.[0-9]+)?$`)
 
 func (s *Server) getServerConfig(r *request) (proto.Message, *apiError) {
 	return &containerpb.ServerConfig{

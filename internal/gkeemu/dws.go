@@ -2,8 +2,9 @@ package gkeemu
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-
-	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // DWSMode is what the simulated Dynamic Workload Scheduler does with a queued-provisioning request.
@@ -24,11 +23,20 @@ type DWSMode string
 const (
 	// DWSProvision finds capacity: Accepted, then Provisioned, and the flex-start pool grows by the request's nodes.
 	DWSProvision DWSMode = "provision"
-	// DWSFail plays a stockout: Failed.
+	// DWSFail plays a request GKE gives up on: Failed, with GKE's default reason.
 	DWSFail DWSMode = "fail"
-	// DWSPending leaves the request Accepted but not provisioned, as GKE does while it keeps searching (up to 7 days).
+	// DWSPending leaves the request Accepted and Provisioned=False, as GKE does while it keeps searching (up to 7
+	// days).
 	DWSPending DWSMode = "pending"
+	// DWSExpire provisions, then ends the request's capacity booking (GKE: 10 minutes after Provisioned).
+	DWSExpire DWSMode = "expire"
+	// DWSRevoke provisions, ends the booking, then revokes the capacity (GKE: when the VMs' run duration is over) and
+	// removes the nodes.
+	DWSRevoke DWSMode = "revoke"
 )
+
+// DWSModes are the modes the admin API takes.
+var DWSModes = []DWSMode{DWSProvision, DWSPending, DWSFail, DWSExpire, DWSRevoke}
 
 // QueuedProvisioningClass is the ProvisioningRequest class GKE's DWS serves.
 const QueuedProvisioningClass = "queued-provisioning.gke.io"
@@ -132,46 +140,14 @@ func (d *DWS) consider(ctx context.Context, pr *unstructured.Unstructured) {
 			delay = set.delay
 		}
 	}
-	go func() {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(delay):
-		}
-		_ = d.answer(ctx, pr, mode)
-	}()
+	go d.play(ctx, pr, mode, delay)
 }
 
-func (d *DWS) answer(ctx context.Context, pr *unstructured.Unstructured, mode DWSMode) error {
-	now := metav1.Now().UTC().Format(time.RFC3339)
-	cond := func(typ, status, reason, msg string) map[string]any {
-		return map[string]any{"type": typ, "status": status, "reason": reason, "message": msg, "lastTransitionTime": now}
-	}
-	conds := []any{cond("Accepted", "True", "Accepted", "Provisioning Request was accepted by the queued provisioning.")}
-	switch mode {
-	case DWSProvision:
-		conds = append(conds, cond("Provisioned", "True", "Provisioned", "Provisioning Request was successfully provisioned."))
-	case DWSFail:
-		conds = append(conds, cond("Failed", "True", "ProvisioningFailed",
-			"GCE_STOCKOUT: the zone does not have enough capacity available to fulfill the request. Try again later."))
-	}
-	body, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": conds}})
-	_, err := d.dyn.Resource(provReqGVR).Namespace(pr.GetNamespace()).Patch(ctx, pr.GetName(), types.MergePatchType, body, metav1.PatchOptions{}, "status")
-	if err != nil || mode != DWSProvision {
-		return err
-	}
-	pool, nodes := d.capacity(ctx, pr)
-	if pool != "" {
-		d.emu.addNodes(d.scope, pool, nodes, pr.GetUID())
-	}
-	return nil
-}
-
-// capacity reads which pool the request targets (Kueue puts the flavor's node labels in the pod template) and how
-// many nodes it asks for.
-func (d *DWS) capacity(ctx context.Context, pr *unstructured.Unstructured) (string, int) {
+// capacity reads what the request's pods select (Kueue puts the flavor's node labels in the pod template's node
+// selector) and how many nodes it asks for: one per pod, as a TPU or GPU pod takes a whole node here.
+func (d *DWS) capacity(ctx context.Context, pr *unstructured.Unstructured) (map[string]string, int) {
 	sets, _, _ := unstructured.NestedSlice(pr.Object, "spec", "podSets")
-	pool, nodes := "", 0
+	selector, nodes := map[string]string{}, 0
 	for _, s := range sets {
 		m, _ := s.(map[string]any)
 		count, _, _ := unstructured.NestedInt64(m, "count")
@@ -181,29 +157,62 @@ func (d *DWS) capacity(ctx context.Context, pr *unstructured.Unstructured) (stri
 		if err != nil {
 			continue
 		}
-		if p, ok, _ := unstructured.NestedString(pt.Object, "template", "spec", "nodeSelector", wellknown.NodePoolLabel); ok {
-			pool = p
+		sel, _, _ := unstructured.NestedStringMap(pt.Object, "template", "spec", "nodeSelector")
+		for k, v := range sel {
+			selector[k] = v
 		}
 	}
-	return pool, nodes
+	return selector, nodes
 }
 
-// addNodes grows the named pool (in whichever emulated cluster in scope has it) by n nodes, as DWS provisioning does, and
-// records that the ProvisioningRequest holds them.
-func (s *Server) addNodes(sc Scope, pool string, n int, request types.UID) {
+// placement is where DWS puts a request's nodes: per pool ("CLUSTER/nodePools/POOL"), how many.
+type placement map[string]int
+
+// place finds a queued-provisioning pool in scope whose nodes the selector selects and that has room for all n
+// nodes, in whole slices: GKE serves a request from one pool in one zone (GKE's autoscaler refuses one that needs
+// more, ProvisioningRequestSingleZoneInfeasible), so a request for more than a multi-host pool's one slice never fits.
+// ok is false when no pool can take it; then nothing is placed.
+func (s *Server) place(sc Scope, selector map[string]string, n int) (placement, bool) {
+	targets := s.poolTargets()
+	sort.Slice(targets, func(i, j int) bool { return targets[i].key() < targets[j].key() })
+	for _, t := range targets {
+		if !sc.has(t.clusterKey) || !t.queued || len(selector) == 0 || !selects(selector, newNode(t, "probe", "").Labels) {
+			continue
+		}
+		if n > 0 && n%t.sliceNodes == 0 && t.count+n <= t.maxNodes {
+			return placement{t.key(): n}, true
+		}
+	}
+	return nil, false
+}
+
+func selects(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// addNodes grows the pools of p, as DWS provisioning does, and records that the ProvisioningRequest holds them.
+func (s *Server) addNodes(p placement, request types.UID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.provisioned == nil {
 		s.provisioned = map[types.UID]map[string]int{}
 	}
-	for key, c := range s.clusters {
-		if sc.has(key) && findPool(c, pool) != nil {
-			c.nodeCounts[pool] += n
-			if s.provisioned[request] == nil {
-				s.provisioned[request] = map[string]int{}
-			}
-			s.provisioned[request][key+"/nodePools/"+pool] += n
+	for key, n := range p {
+		clusterKey, pool, _ := strings.Cut(key, "/nodePools/")
+		c, ok := s.clusters[clusterKey]
+		if !ok || findPool(c, pool) == nil {
+			continue
 		}
+		c.nodeCounts[pool] += n
+		if s.provisioned[request] == nil {
+			s.provisioned[request] = map[string]int{}
+		}
+		s.provisioned[request][key] += n
 	}
 }
 

@@ -15,7 +15,11 @@ type apiError struct {
 	httpCode int
 	code     codes.Code
 	message  string
+	// info is the google.rpc.ErrorInfo GKE adds to some errors, nil for none.
+	info *errorInfo
 }
+
+type errorInfo struct{ reason, domain string }
 
 func (e *apiError) Error() string {
 	return fmt.Sprintf("%d %s: %s", e.httpCode, statusName(e.code), e.message)
@@ -95,12 +99,16 @@ func statusName(c codes.Code) string {
 }
 
 func writeError(w http.ResponseWriter, e *apiError) {
-	body := map[string]any{"error": map[string]any{
+	inner := map[string]any{
 		"code":    e.httpCode,
 		"message": e.message,
 		"status":  statusName(e.code),
 		"errors":  []map[string]string{{"message": e.message, "domain": "global", "reason": reason(e.code)}},
-	}}
+	}
+	if e.info != nil {
+		inner["details"] = []map[string]any{{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": e.info.reason, "domain": e.info.domain}}
+	}
+	body := map[string]any{"error": inner}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(e.httpCode)
 	_ = json.NewEncoder(w).Encode(body)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -346,8 +347,8 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		scope.StockoutScaleUps(body.Pool, body.Mode == "on")
 	case "dws":
-		if m := DWSMode(body.Mode); m != DWSProvision && m != DWSFail && m != DWSPending {
-			writeError(w, invalid(`dws wants "mode": "provision", "fail" or "pending", got %q`, body.Mode))
+		if !slices.Contains(DWSModes, DWSMode(body.Mode)) {
+			writeError(w, invalid(`dws wants "mode": "provision", "pending", "fail", "expire" or "revoke", got %q`, body.Mode))
 			return
 		}
 		// Without a delay, the one the simulator runs with stays (localstack -dws-delay, 3 s by default).

@@ -151,10 +151,6 @@ func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 	if np.InitialNodeCount < 0 {
 		return invalid("Invalid value for field 'nodePool.initialNodeCount': %d. Must be non-negative.", np.InitialNodeCount)
 	}
-	if sl.MultiHost() && np.InitialNodeCount%int32(sl.NodesPerSlice) != 0 {
-		return invalid("Node count %d is not a multiple of %d, the number of nodes in a %s TPU slice of machine type %s.",
-			np.InitialNodeCount, sl.NodesPerSlice, sl.Topology, sl.MachineType)
-	}
 	if e := validateAutoscaling(np, np.Autoscaling, sl); e != nil {
 		return e
 	}
@@ -213,9 +209,8 @@ func validateAutoscaling(np *containerpb.NodePool, as *containerpb.NodePoolAutos
 	if maxN > 1000 {
 		return invalid("Maximum node count %d exceeds the per-zone limit of 1000.", maxN)
 	}
-	if sl.MultiHost() && (maxN%int32(sl.NodesPerSlice) != 0 || minN%int32(sl.NodesPerSlice) != 0) {
-		return invalid("Autoscaling limits (min %d, max %d) must be multiples of %d, the number of nodes in a %s TPU slice of machine type %s.",
-			minN, maxN, sl.NodesPerSlice, sl.Topology, sl.MachineType)
+	if e := validateSliceBounds(as, sl); e != nil {
+		return e
 	}
 	if np.GetQueuedProvisioning().GetEnabled() && minN != 0 {
 		return invalid("Queued provisioning requires a total minimum node count of 0, got %d.", minN)
@@ -261,9 +256,11 @@ func (s *Server) fillNodePool(c *cluster, np *containerpb.NodePool) {
 	if cfg.ReservationAffinity == nil && flexOrQueued {
 		cfg.ReservationAffinity = &containerpb.ReservationAffinity{ConsumeReservationType: containerpb.ReservationAffinity_NO_RESERVATION}
 	}
+	// gcloud 393 to 455 said so at every pool creation: "a default location policy is applied. For Spot and PVM it
+	// defaults to ANY, and for all other VM kinds a BALANCED policy is used."; flex-start and queued pools are ANY.
 	if as := np.Autoscaling; as.GetEnabled() && as.LocationPolicy == containerpb.NodePoolAutoscaling_LOCATION_POLICY_UNSPECIFIED {
 		as.LocationPolicy = containerpb.NodePoolAutoscaling_BALANCED
-		if flexOrQueued {
+		if flexOrQueued || cfg.GetSpot() || cfg.GetPreemptible() {
 			as.LocationPolicy = containerpb.NodePoolAutoscaling_ANY
 		}
 	}
@@ -344,7 +341,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	if findPool(c, np.Name) != nil {
 		return nil, errorf(codes.AlreadyExists, "Already exists: %s.", name)
 	}
-	if e := s.checkIdle(c); e != nil {
+	if e := s.checkPoolIdle(c, np.Name); e != nil {
 		return nil, e
 	}
 	if c.pb.Status != containerpb.Cluster_RUNNING {
@@ -371,7 +368,13 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	s.fillNodePool(c, np)
 	c.pb.NodePools = append(c.pb.NodePools, np)
 	stockout := s.takeStockout(c.pb.Name, np.Name)
+	sl, _ := slice(np) // validateNodePool checked it
+	gang := gangSizeError(sl, np.InitialNodeCount)
 	return s.startOp(c, containerpb.Operation_CREATE_NODE_POOL, name, func() *apiError {
+		if gang != nil {
+			np.Status, np.StatusMessage = containerpb.NodePool_ERROR, gang.message
+			return gang
+		}
 		if stockout {
 			msg := fmt.Sprintf("Instance '%s' creation failed: GCE_STOCKOUT: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request. Try a different zone, or try again later.",
 				fmt.Sprintf("gke-%s-%s-0000", c.pb.Name, np.Name), c.project, poolZones(c, np)[0])
@@ -409,7 +412,7 @@ func (s *Server) deleteNodePool(r *request) (proto.Message, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	if e := s.checkIdle(c); e != nil {
+	if e := s.checkPoolIdle(c, np.Name); e != nil {
 		return nil, e
 	}
 	np.Status = containerpb.NodePool_STOPPING
@@ -435,7 +438,7 @@ func (s *Server) mutatePool(r *request, typ containerpb.Operation_Type, check fu
 }
 
 func (s *Server) mutateFoundPool(c *cluster, np *containerpb.NodePool, typ containerpb.Operation_Type, check func(c *cluster, np *containerpb.NodePool) (func(), *apiError)) (proto.Message, *apiError) {
-	if e := s.checkIdle(c); e != nil {
+	if e := s.checkPoolIdle(c, np.Name); e != nil {
 		return nil, e
 	}
 	if np.Status != containerpb.NodePool_RUNNING && np.Status != containerpb.NodePool_RUNNING_WITH_ERROR {
@@ -501,8 +504,16 @@ func (s *Server) setNodePoolSize(r *request) (proto.Message, *apiError) {
 		if e != nil {
 			return nil, e
 		}
-		if req.NodeCount < 0 || (sl.MultiHost() && req.NodeCount%int32(sl.NodesPerSlice) != 0) {
-			return nil, invalid("Node count %d must be a non-negative multiple of %d, the number of nodes in one TPU slice.", req.NodeCount, sl.NodesPerSlice)
+		if req.NodeCount < 0 {
+			return nil, invalid("gkeemu: node count %d must not be negative.", req.NodeCount)
+		}
+		if e := gangSizeError(sl, req.NodeCount); e != nil {
+			return nil, e
+		}
+		if np.GetConfig().GetReservationAffinity().GetConsumeReservationType() == containerpb.ReservationAffinity_SPECIFIC_RESERVATION {
+			if e := s.checkReservationRoomLocked(np, s.consumedReservationLocked(c, np), int(req.NodeCount)-c.nodeCounts[np.Name]); e != nil {
+				return nil, e
+			}
 		}
 		return func() { c.nodeCounts[np.Name] = int(req.NodeCount) }, nil
 	})

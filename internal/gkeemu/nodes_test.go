@@ -140,6 +140,12 @@ func TestAcceleratorRules(t *testing.T) {
 			np.PlacementPolicy = &containerpb.NodePool_PlacementPolicy{TpuTopology: topology, PolicyName: policy}
 		}
 	}
+	oneSlice := func(place func(*containerpb.NodePool), maxNodes int32) func(*containerpb.NodePool) {
+		return func(np *containerpb.NodePool) {
+			place(np)
+			np.Autoscaling.MaxNodeCount = maxNodes
+		}
+	}
 	gpus := func(typ string, n int64) func(*containerpb.NodePool) {
 		return func(np *containerpb.NodePool) {
 			np.Config.Accelerators = []*containerpb.AcceleratorConfig{{AcceleratorType: typ, AcceleratorCount: n}}
@@ -150,12 +156,13 @@ func TestAcceleratorRules(t *testing.T) {
 		np   *containerpb.NodePool
 		want string
 	}{
-		"tpu7x multi-host by policy":   {pool("tpu7x-standard-4t", placed("2x2x2", "wp")), ""},
+		"tpu7x multi-host by policy":   {pool("tpu7x-standard-4t", oneSlice(placed("2x2x2", "wp"), 2)), ""},
 		"tpu7x single host":            {pool("tpu7x-standard-4t", nil), ""},
 		"tpu7x single host with shape": {pool("tpu7x-standard-4t", placed("2x2x1", "")), "TPU topology can't be specified with single-host TPU slice pool"},
 		"tpu7x multi-host without":     {pool("tpu7x-standard-4t", placed("2x2x2", "")), "Use workload policy instead"},
 		"tpu7x odd shape":              {pool("tpu7x-standard-4t", placed("2x2x3", "wp")), "does not fit machine type"},
-		"tpu7x large shape":            {pool("tpu7x-standard-4t", placed("4x4x8", "wp")), "must be multiples of 32"},
+		"tpu7x large shape":            {pool("tpu7x-standard-4t", placed("4x4x8", "wp")), `Maximum node count 4 is not a valid size of TPU pod slice with topology "4x4x8"`},
+		"tpu7x two slices":             {pool("tpu7x-standard-4t", oneSlice(placed("2x2x2", "wp"), 4)), `Maximum node count 4 is not a valid size of TPU pod slice with topology "2x2x2"`},
 		"h100 pool":                    {pool("a3-highgpu-8g", gpus("nvidia-h100-80gb", 8)), ""},
 		"wrong gpu count":              {pool("a3-highgpu-8g", gpus("nvidia-h100-80gb", 4)), "not compatible with machine type a3-highgpu-8g"},
 		"a3-highgpu-1g on demand":      {pool("a3-highgpu-1g", gpus("nvidia-h100-80gb", 1)), "only be created as Spot or flex-start"},

@@ -23,6 +23,8 @@ type operation struct {
 	prepareOnce sync.Once
 	prepareErr  *apiError
 	timers      []*time.Timer
+	// pool is the node pool the operation is about, "" for one about the cluster.
+	pool string
 }
 
 // prepared runs op's prepare, once. Callers do not hold s.mu.
@@ -34,30 +36,58 @@ func (op *operation) prepared() {
 	})
 }
 
-// busyVerb is how GKE's FAILED_PRECONDITION message describes a running operation of each type.
-var busyVerb = map[containerpb.Operation_Type]string{
-	containerpb.Operation_CREATE_CLUSTER:           "creating cluster",
-	containerpb.Operation_DELETE_CLUSTER:           "deleting cluster",
-	containerpb.Operation_UPDATE_CLUSTER:           "updating cluster",
-	containerpb.Operation_CREATE_NODE_POOL:         "creating a node pool for cluster",
-	containerpb.Operation_DELETE_NODE_POOL:         "deleting a node pool for cluster",
-	containerpb.Operation_SET_NODE_POOL_MANAGEMENT: "updating a node pool for cluster",
-	containerpb.Operation_SET_NODE_POOL_SIZE:       "resizing a node pool for cluster",
-	containerpb.Operation_UPGRADE_NODES:            "updating a node pool for cluster",
+// concurrentOpsQuota is how many operations GKE runs on one cluster at once; one more is refused with 429 "Too many
+// operations: cluster "X" hits the concurrent operations quota 5, please try again later."
+// (hashicorp/terraform-provider-google#15579, #15205). The status name is not on record: RESOURCE_EXHAUSTED is the
+// emulator's (FIDELITY.md).
+const concurrentOpsQuota = 5
+
+// busy is GKE's refusal of an operation that collides with op, under way on the same cluster: FAILED_PRECONDITION,
+// "Cluster is running incompatible operation OP.", with an ErrorInfo of reason CLUSTER_ALREADY_HAS_OPERATION
+// (kubernetes-sigs/cluster-api-provider-gcp#1363; the REST form in rancher/gke-operator#509).
+func busy(op *operation) *apiError {
+	e := errorf(codes.FailedPrecondition, "Cluster is running incompatible operation %s.", op.pb.Name)
+	e.info = &errorInfo{reason: "CLUSTER_ALREADY_HAS_OPERATION", domain: "container.googleapis.com"}
+	return e
 }
 
-// checkIdle refuses a mutation while another operation runs on the cluster, with GKE's message for it.
+// underWay are c's operations not yet DONE, oldest first.
+func underWay(c *cluster) []*operation {
+	var out []*operation
+	for _, op := range c.running {
+		if op.pb.Status != containerpb.Operation_DONE {
+			out = append(out, op)
+		}
+	}
+	c.running = out
+	return out
+}
+
+// checkIdle refuses an operation on the cluster itself while any other runs on it: GKE runs "one cluster-level
+// operation, or one operation per node pool" at a time (GKE "Troubleshoot concurrent operations").
 func (s *Server) checkIdle(c *cluster) *apiError {
-	op := c.activeOp
-	if op == nil || op.pb.Status == containerpb.Operation_DONE {
-		return nil
+	if ops := underWay(c); len(ops) > 0 {
+		return busy(ops[0])
 	}
-	verb := busyVerb[op.pb.OperationType]
-	if verb == "" {
-		verb = "updating cluster"
+	return nil
+}
+
+// checkPoolIdle refuses an operation on the node pool pool while a cluster-level operation or another of that pool
+// runs, or while the cluster runs its quota of operations: pools are created, updated and deleted side by side (GKE
+// "Add and manage node pools": "You can manually create, update, or delete a node pool while another node pool is
+// already being created, updated, or deleted").
+func (s *Server) checkPoolIdle(c *cluster, pool string) *apiError {
+	ops := underWay(c)
+	for _, op := range ops {
+		if op.pool == "" || op.pool == pool {
+			return busy(op)
+		}
 	}
-	return errorf(codes.FailedPrecondition, "Operation %s is currently %s %s. Please wait and try again once it is done.",
-		op.pb.Name, verb, c.pb.Name)
+	if len(ops) >= concurrentOpsQuota {
+		return errorf(codes.ResourceExhausted, "Too many operations: cluster %q hits the concurrent operations quota %d, please try again later.",
+			c.pb.Name, concurrentOpsQuota)
+	}
+	return nil
 }
 
 // startOp registers an operation on c that is DONE after the configured delay, when finish applies its effect.
@@ -88,7 +118,10 @@ func (s *Server) startOpPrepared(c *cluster, typ containerpb.Operation_Type, tar
 	}
 	s.ops[name] = op
 	s.opOrder = append(s.opOrder, name)
-	c.activeOp = op
+	if _, pool, ok := strings.Cut(target, "/nodePools/"); ok {
+		op.pool = pool
+	}
+	c.running = append(c.running, op)
 	delay := s.opts.OperationDelay + s.extraDelay(c.pb.Name)
 	op.timers = append(op.timers,
 		time.AfterFunc(delay/4, func() {

@@ -168,6 +168,22 @@ func (s *Server) checkReservation(c *cluster, np *containerpb.NodePool) *apiErro
 		return invalid("Google Compute Engine: reservation %q at zone %q reserves machine type %s, not %s of node pool %q.",
 			ra.Values[0], r.Zone, r.MachineType, np.GetConfig().GetMachineType(), np.Name)
 	}
+	return s.checkReservationRoomLocked(np, r, int(np.InitialNodeCount))
+}
+
+// checkReservationRoomLocked refuses nodes a pool asks of its specific reservation that the reservation cannot give,
+// at once, with Compute Engine's 429 as gcloud showed it for a pool created with more nodes than the reservation had
+// left (GoogleCloudPlatform/gsutil#1000: "Reservation does not have enough resources for the request: specific
+// reservation "reservation" is insufficient for node pool "np4" at zone "us-central1-c": required 1 and short of 1 VM
+// count of machine type n2-standard-2."). The status name is not on record: RESOURCE_EXHAUSTED is the emulator's.
+func (s *Server) checkReservationRoomLocked(np *containerpb.NodePool, r *Reservation, required int) *apiError {
+	if r == nil || required <= 0 {
+		return nil
+	}
+	if room := r.Count - s.reservationUseLocked()[r.key()]; required > room {
+		return errorf(codes.ResourceExhausted, "Reservation does not have enough resources for the request: specific reservation %q is insufficient for node pool %q at zone %q: required %d and short of %d VM count of machine type %s.",
+			r.Name, np.Name, r.Zone, required, required-max(room, 0), r.MachineType)
+	}
 	return nil
 }
 

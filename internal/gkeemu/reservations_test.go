@@ -66,7 +66,7 @@ func TestReservationRules(t *testing.T) {
 		{"run limit over 7 days", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","flexStart":true,"maxRunDuration":"604801s"},
 		  "placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":4}}}`, 400, "at most 7 days (604800s)"},
 		{"run limit not a duration", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","maxRunDuration":"4h"}}}`, 400, "Invalid JSON payload"},
-		{"shared reservation by path, of a block", reservedPool("od", "projects/p/reservations/tpu-res/reservationBlocks/b1", 12), 200, ""},
+		{"shared reservation by path, of a block", reservedPool("od", "projects/p/reservations/tpu-res/reservationBlocks/b1", 4), 200, ""},
 	} {
 		code, body := serve(t, emu, "POST", resLoc, tc.body)
 		var e struct{ Error struct{ Message string } }
@@ -83,8 +83,8 @@ func TestReservationRules(t *testing.T) {
 	}
 }
 
-// TestReservationCapsScaleUp: a pool on a reservation of 2 slices gets 2 slices, and the pods of a third wait, as GKE
-// gives no VM past the reservation's count.
+// TestReservationCapsScaleUp: three pools of one slice each on a reservation of 2 slices get 2 slices, and the pods
+// of the third wait, as GKE gives no VM past the reservation's count.
 func TestReservationCapsScaleUp(t *testing.T) {
 	t.Parallel()
 	emu := New(Options{})
@@ -92,8 +92,10 @@ func TestReservationCapsScaleUp(t *testing.T) {
 	if err := emu.AddReservation(Reservation{Name: "tpu-res", Zone: "us-east5-b", MachineType: "ct6e-standard-4t", Count: 8}); err != nil {
 		t.Fatal(err)
 	}
-	if code, body := serve(t, emu, "POST", resLoc, reservedPool("od", "tpu-res", 12)); code != 200 {
-		t.Fatalf("create pool: %d %s", code, body)
+	for _, name := range []string{"od", "od-2", "od-3"} {
+		if code, body := serve(t, emu, "POST", resLoc, reservedPool(name, "tpu-res", 4)); code != 200 {
+			t.Fatalf("create pool %s: %d %s", name, code, body)
+		}
 	}
 	rec := record.NewFakeRecorder(100)
 	a := &Autoscaler{emu: emu, recorder: rec, opts: AutoscalerOptions{TimeScale: 1},
@@ -106,20 +108,20 @@ func TestReservationCapsScaleUp(t *testing.T) {
 				Containers:  []corev1.Container{{Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{wellknown.TPUResource: resource.MustParse("4")}}}},
 			}})
 	}
-	var od poolTarget
+	var targets []poolTarget
 	for _, tg := range emu.poolTargets() {
-		if tg.pool == "od" {
-			od = tg
+		if strings.HasPrefix(tg.pool, "od") {
+			targets = append(targets, tg)
 		}
 	}
-	a.scaleUp([]poolTarget{od}, nil, nil, pods, nil)
+	a.scaleUp(targets, nil, nil, pods, nil)
 	var events []string
 	for len(rec.Events) > 0 {
 		events = append(events, <-rec.Events)
 	}
 	joined := strings.Join(events, "\n")
-	if !strings.Contains(joined, "0->8 (max: 12)") || !strings.Contains(joined, "Warning FailedScaleUp") {
-		t.Errorf("events:\n%s\nwant a scale-up to 8 nodes (the reservation) and a failed one for the third slice", joined)
+	if strings.Count(joined, "0->4 (max: 4)") != 2 || !strings.Contains(joined, "Warning FailedScaleUp") {
+		t.Errorf("events:\n%s\nwant two pools scaled up to their slice (the reservation's 8 VMs) and a failed scale-up for the third", joined)
 	}
 	if got := emu.Reservations(); got[0].InUse != 8 {
 		t.Errorf("in use = %d, want 8", got[0].InUse)
@@ -142,7 +144,7 @@ func TestReservationAnyThenFail(t *testing.T) {
 	}
 	thenFail := func(name string) string {
 		return fmt.Sprintf(`{"nodePool":{"name":%q,"config":{"machineType":"ct6e-standard-4t","reservationAffinity":{"consumeReservationType":"ANY_RESERVATION_THEN_FAIL"}},
-	  "placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":12}}}`, name)
+	  "placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":4}}}`, name)
 	}
 	if code, body := serve(t, emu, "POST", resLoc, thenFail("od")); code != 200 {
 		t.Fatalf("create pool: %d %s", code, body)
@@ -189,5 +191,33 @@ func TestReservationInsertsRace(t *testing.T) {
 	}
 	if d := cmp.Diff(map[int]int{200: 1, 409: cap(codes) - 1}, got); d != "" {
 		t.Errorf("status codes (-want +got):\n%s", d)
+	}
+}
+
+// TestReservationShortfall: nodes a pool asks of its specific reservation at creation or by a resize, beyond what the
+// reservation has left, are refused at once with Compute Engine's 429 (GoogleCloudPlatform/gsutil#1000).
+func TestReservationShortfall(t *testing.T) {
+	t.Parallel()
+	emu := New(Options{})
+	serve(t, emu, "POST", "/v1/projects/p/locations/us-east5-b/clusters", `{"cluster":{"name":"c","initialNodeCount":1}}`)
+	if err := emu.AddReservation(Reservation{Name: "cpu-res", Zone: "us-east5-b", MachineType: "n2-standard-8", Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+	pool := func(name string, nodes int) string {
+		return fmt.Sprintf(`{"nodePool":{"name":%q,"initialNodeCount":%d,"config":{"machineType":"n2-standard-8","reservationAffinity":{
+		  "consumeReservationType":"SPECIFIC_RESERVATION","key":"compute.googleapis.com/reservation-name","values":["cpu-res"]}}}}`, name, nodes)
+	}
+	if code, body := serve(t, emu, "POST", resLoc, pool("a", 2)); code != 200 {
+		t.Fatalf("pool a: %d %s", code, body)
+	}
+	want := `Reservation does not have enough resources for the request: specific reservation \"cpu-res\" is insufficient for node pool \"b\" at zone \"us-east5-b\": required 2 and short of 1 VM count of machine type n2-standard-8.`
+	if code, body := serve(t, emu, "POST", resLoc, pool("b", 2)); code != 429 || !strings.Contains(body, want) {
+		t.Errorf("pool b past the reservation: %d %s, want 429 %s", code, body, want)
+	}
+	if code, body := serve(t, emu, "POST", resLoc+"/a:setSize", `{"nodeCount":4}`); code != 429 || !strings.Contains(body, "required 2 and short of 1 VM count") {
+		t.Errorf("resize of a past the reservation: %d %s, want 429", code, body)
+	}
+	if code, body := serve(t, emu, "POST", resLoc+"/a:setSize", `{"nodeCount":3}`); code != 200 {
+		t.Errorf("resize of a within the reservation: %d %s", code, body)
 	}
 }

@@ -68,9 +68,9 @@ type Server struct {
 }
 
 type cluster struct {
-	pb       *containerpb.Cluster
-	project  string
-	activeOp *operation
+	pb      *containerpb.Cluster
+	project string
+	running []*operation
 	// nodeCounts is what the autoscaler (or setSize) has put in each pool; the v1 NodePool message has no field for it.
 	nodeCounts map[string]int
 }

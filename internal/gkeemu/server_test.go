@@ -109,10 +109,18 @@ func TestOperationLifecycleAndBusyCluster(t *testing.T) {
 	if pool["status"] != "PROVISIONING" {
 		t.Errorf("pool status during creation = %v, want PROVISIONING", pool["status"])
 	}
+	// GKE's answer to an operation that collides with one under way (kubernetes-sigs/cluster-api-provider-gcp#1363).
 	code, body := h.do("DELETE", loc+"/clusters/c/nodePools/dws-pool", "")
-	msg, _ := body["error"].(map[string]any)["message"].(string)
-	if code != 400 || !strings.Contains(msg, "Operation "+op["name"].(string)+" is currently creating a node pool for cluster c. Please wait and try again once it is done.") {
-		t.Errorf("second operation: %d %q, want GKE's busy-cluster FAILED_PRECONDITION", code, msg)
+	e, _ := body["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	details, _ := json.Marshal(e["details"])
+	if code != 400 || e["status"] != "FAILED_PRECONDITION" || msg != "Cluster is running incompatible operation "+op["name"].(string)+"." ||
+		!strings.Contains(string(details), `"reason":"CLUSTER_ALREADY_HAS_OPERATION"`) {
+		t.Errorf("second operation on the pool: %d %v, want GKE's FAILED_PRECONDITION with CLUSTER_ALREADY_HAS_OPERATION", code, e)
+	}
+	// The cluster itself waits too.
+	if code, _ := h.do("POST", loc+"/clusters/c:setResourceLabels", `{"resourceLabels":{"a":"b"}}`); code != 400 {
+		t.Errorf("a cluster operation beside a pool's: %d, want 400", code)
 	}
 	h.emu.Settle()
 	_, done := h.do("GET", loc+"/operations/"+fmt.Sprint(op["name"]), "")
@@ -152,7 +160,10 @@ func TestNodePoolValidation(t *testing.T) {
 		{"topology misfit", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x3"}}}`, 400, "does not fit machine type"},
 		{"topology syntax", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"four"}}}`, 400, "must look like AxB"},
 		{"topology on CPU type", `{"nodePool":{"name":"a","config":{"machineType":"n2-standard-8"},"placementPolicy":{"tpuTopology":"2x2"}}}`, 400, "only be specified for TPU machine types"},
-		{"max not whole slices", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":6}}}`, 400, "must be multiples of 4"},
+		// GKE's words, vllm-project/ci-infra#545: a multi-host slice pool's per-zone maximum is its slice.
+		{"max not whole slices", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":6}}}`, 400, `Maximum node count 6 is not a valid size of TPU pod slice with topology "4x4"`},
+		{"two slices in one pool", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":8}}}`, 400, `Maximum node count 8 is not a valid size of TPU pod slice with topology "4x4"`},
+		{"total counts only", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"totalMaxNodeCount":4}}}`, 400, `Maximum node count 0 is not a valid size of TPU pod slice with topology "4x4"`},
 		{"min above max", `{"nodePool":{"name":"a","config":{"machineType":"n2-standard-8"},"autoscaling":{"enabled":true,"minNodeCount":3,"maxNodeCount":2}}}`, 400, "cannot be greater than maximum"},
 		{"queued without autoscaling", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"queuedProvisioning":{"enabled":true}}}`, 400, "requires autoscaling"},
 		{"queued with minimum", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x4"},"queuedProvisioning":{"enabled":true},"autoscaling":{"enabled":true,"minNodeCount":4,"maxNodeCount":4}}}`, 400, "total minimum node count of 0"},
@@ -341,5 +352,48 @@ func TestEditOverHTTP(t *testing.T) {
 		if code := edit(bad.name, bad.field, bad.value); code != 400 {
 			t.Errorf("edit %s %s = %s: %d, want 400", bad.name, bad.field, bad.value, code)
 		}
+	}
+}
+
+// TestLocationPolicyDefaults: a pool created without a location policy gets BALANCED, a Spot pool ANY (gcloud 393 to
+// 455: "For Spot and PVM it defaults to ANY, and for all other VM kinds a BALANCED policy is used").
+func TestLocationPolicyDefaults(t *testing.T) {
+	h := newHarness(t, 0)
+	h.cluster()
+	for name, spot := range map[string]bool{"plain": false, "spot": true} {
+		body := fmt.Sprintf(`{"nodePool":{"name":%q,"config":{"machineType":"n2-standard-8","spot":%t},"autoscaling":{"enabled":true,"maxNodeCount":3}}}`, name, spot)
+		if code, out := h.do("POST", loc+"/clusters/c/nodePools", body); code != 200 {
+			t.Fatalf("create %s: %d %v", name, code, out)
+		}
+	}
+	h.emu.Settle()
+	for name, want := range map[string]string{"plain": "BALANCED", "spot": "ANY"} {
+		_, np := h.do("GET", loc+"/clusters/c/nodePools/"+name, "")
+		as, _ := np["autoscaling"].(map[string]any)
+		if as["locationPolicy"] != want {
+			t.Errorf("%s pool: locationPolicy %v, want %s", name, as["locationPolicy"], want)
+		}
+	}
+}
+
+// TestPoolOperationsSideBySide: GKE creates, updates and deletes node pools side by side (GKE "Add and manage node
+// pools"), up to its quota of 5 operations a cluster (hashicorp/terraform-provider-google#15579).
+func TestPoolOperationsSideBySide(t *testing.T) {
+	h := newHarness(t, time.Hour)
+	h.cluster()
+	for i := range 5 {
+		body := fmt.Sprintf(`{"nodePool":{"name":"p%d","config":{"machineType":"n2-standard-8"}}}`, i)
+		if code, out := h.do("POST", loc+"/clusters/c/nodePools", body); code != 200 {
+			t.Fatalf("pool %d beside the others: %d %v", i, code, out)
+		}
+	}
+	code, body := h.do("POST", loc+"/clusters/c/nodePools", `{"nodePool":{"name":"p5","config":{"machineType":"n2-standard-8"}}}`)
+	msg, _ := body["error"].(map[string]any)["message"].(string)
+	if code != 429 || msg != `Too many operations: cluster "c" hits the concurrent operations quota 5, please try again later.` {
+		t.Errorf("a sixth operation: %d %q, want GKE's 429", code, msg)
+	}
+	h.emu.Settle()
+	if code, out := h.do("POST", loc+"/clusters/c/nodePools", `{"nodePool":{"name":"p5","config":{"machineType":"n2-standard-8"}}}`); code != 200 {
+		t.Errorf("after the others are done: %d %v", code, out)
 	}
 }

@@ -41,3 +41,19 @@ func TestResolveVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionRefusals: GKE's words for a version it does not offer (googlecodelabs/feedback#793) and for a string
+// that is no version (kelseyhightower/kubernetes-cluster-federation#40), both 400.
+func TestVersionRefusals(t *testing.T) {
+	t.Parallel()
+	for asked, want := range map[string]string{
+		"1.33":               `Master version "1.33" is unsupported.`,
+		"1.16.8-gke.15":      `Master version "1.16.8-gke.15" is unsupported.`,
+		"one-point-thirty-5": "Version is invalid.",
+	} {
+		_, err := resolveVersion(asked)
+		if err == nil || err.message != want || err.httpCode != 400 {
+			t.Errorf("%q: %v, want 400 %q", asked, err, want)
+		}
+	}
+}
