@@ -44,12 +44,15 @@ kubectl get pods --no-headers -o custom-columns='POD:.metadata.name,NODE:.spec.n
     { p = ($2 in pool) ? pool[$2] : "(not scheduled)"; printf "%-52s %-16s %-44s %s\n", $1, p, $2, $3 }'
 awk '{print $2}' "$work/node-pools" | sort | uniq -c | awk '{printf "  %s nodes in %s\n", $1, $2}'
 step "Capacity fallback (GKE ComputeClass): plan A's zone out of capacity, terraform apply examples/capacity-fallback"
-echo "    POST /emulator/v1/scaleUpStockouts {\"pool\": \"on-demand-pool\", \"mode\": \"on\"}: every scale-up of on-demand-pool fails"
+# Plan A is a pool per job (a multi-host slice pool holds one slice): a zone out of capacity stocks out both.
+echo "    POST /emulator/v1/scaleUpStockouts {\"pool\": \"on-demand-pool\", \"mode\": \"on\"} (and on-demand-pool-2): every scale-up of plan A's pools fails"
 stockout on-demand-pool on
-trap 'stockout on-demand-pool off' EXIT
+stockout on-demand-pool-2 on
+trap 'stockout on-demand-pool off; stockout on-demand-pool-2 off' EXIT
 terraform -chdir="$capacity/capacity-fallback" apply -auto-approve -input=false "${capacity_vars[@]}" >"$capacity/apply.log" ||
   { cat "$capacity/apply.log"; exit 1; }
 stockout on-demand-pool off
+stockout on-demand-pool-2 off
 trap - EXIT
 echo "    nodes_by_pool: each job's TPU workers on flex-start-pool (plan B), heads on default-pool"
 terraform -chdir="$capacity/capacity-fallback" output nodes_by_pool | sed 's/^/    /'

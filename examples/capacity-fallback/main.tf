@@ -98,7 +98,8 @@ resource "dwsfallback_tpu_pool_pair" "v6e" {
   cluster       = local.cluster
   machine_type  = local.machine_type
   tpu_topology  = local.topology
-  max_nodes     = local.slice.nodes_per_slice * var.jobs
+  max_nodes     = local.slice.nodes_per_slice
+  slices        = var.jobs # a multi-host slice pool holds one slice: one pool of each plan per job
   compute_class = var.compute_class
   on_demand     = { name = var.on_demand_pool }
   flex_start    = { name = var.flex_start_pool, provisioning = "flex-start-unqueued" }
@@ -108,8 +109,8 @@ resource "dwsfallback_compute_class" "tpu" {
   cluster = local.cluster
   name    = var.compute_class
   priorities = [
-    { nodepools = [dwsfallback_tpu_pool_pair.v6e.on_demand.name] },
-    { nodepools = [dwsfallback_tpu_pool_pair.v6e.flex_start.name] },
+    { nodepools = dwsfallback_tpu_pool_pair.v6e.on_demand_pools },
+    { nodepools = dwsfallback_tpu_pool_pair.v6e.flex_start_pools },
   ]
 }
 

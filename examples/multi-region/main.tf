@@ -88,7 +88,8 @@ resource "dwsfallback_tpu_pool_pair" "worker" {
   cluster      = each.value.id
   machine_type = local.machine_type
   tpu_topology = local.topology
-  max_nodes    = local.slice.nodes_per_slice * max(var.jobs, 1)
+  max_nodes    = local.slice.nodes_per_slice
+  slices       = max(var.jobs, 1) # a multi-host slice pool holds one slice: one pool of each plan per job
   on_demand    = { name = "on-demand-pool" }
   flex_start   = { name = "dws-pool" }
 }

@@ -54,7 +54,10 @@ resource "dwsfallback_tpu_pool_pair" "v6e" {
   cluster      = var.cluster
   machine_type = var.machine_type
   tpu_topology = local.slice.topology
-  max_nodes    = local.slice.nodes_per_slice * max(var.reservation_slices, var.jobs - var.reservation_slices, 1)
+  max_nodes    = local.slice.nodes_per_slice
+  # A multi-host slice pool holds one slice, so each slice is a pool: as many as the reservation holds, or as many as
+  # the jobs that fall back need, whichever is more.
+  slices = max(var.reservation_slices, var.jobs - var.reservation_slices, 1)
   on_demand = {
     name                 = "reserved-pool"
     reservation_affinity = "specific"

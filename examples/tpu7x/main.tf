@@ -37,7 +37,7 @@ resource "dwsfallback_tpu_pool_pair" "tpu7x" {
   machine_type     = "tpu7x-standard-4t"
   tpu_topology     = "2x2x2"
   placement_policy = var.workload_policy
-  max_nodes        = 4
+  max_nodes        = 2
 
   on_demand  = { name = "tpu7x-on-demand" }
   flex_start = { name = "tpu7x-dws" }

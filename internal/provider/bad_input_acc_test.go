@@ -44,6 +44,7 @@ func badGPUPair(attr, value string) string {
 func tpu7x(attr, value string) string {
 	cfg := badPair("machine_type", `"tpu7x-standard-4t"`)
 	cfg = strings.Replace(cfg, `tpu_topology = "4x4"`, `tpu_topology = "2x2x2"`+"\n  placement_policy = \"wp\"", 1)
+	cfg = strings.Replace(cfg, "max_nodes = 4", "max_nodes = 2", 1) // one 2x2x2 slice
 	if attr != "" {
 		cfg = withAttr(cfg, attr+" = "+value)
 	}
@@ -122,12 +123,16 @@ func badInputCases() []badInput {
 		{"tpu7x single host with a policy", strings.Replace(tpu7x("", ""), `"2x2x2"`, `"2x2x1"`, 1), `GKE refuses a topology or workload policy on a single-host tpu7x-standard-4t pool`},
 		{"tpu7x topology", strings.Replace(tpu7x("", ""), `"2x2x2"`, `"2x2x3"`, 1), `does not fit machine type tpu7x-standard-4t; it supports 2x2x1, 2x2x2`},
 		{"tpu7x large topology", strings.Replace(tpu7x("", ""), `"2x2x2"`, `"8x4x4"`, 1), `or larger shapes whose sides are multiples of 4 in non-decreasing order`},
-		{"tpu7x slices", strings.Replace(tpu7x("", ""), "max_nodes = 4", "max_nodes = 3", 1), `A 2x2x2 slice of tpu7x-standard-4t spans 2 nodes`},
+		{"tpu7x slices", strings.Replace(tpu7x("", ""), "max_nodes = 2", "max_nodes = 3", 1), `A 2x2x2 slice of tpu7x-standard-4t spans 2 nodes`},
+		// GKE's multi-host slice pool holds one slice: two in one pool are refused, and slices says how to have two.
+		{"two slices in one pool", badPair("max_nodes", "8"), `For 2 slices at once, also set slices = 2`},
+		{"a slice's minimum", badPair("min_nodes", "2"), `min_nodes must be 0 or 4, not 2`},
+		{"slices of single-host pools", strings.Replace(badPair("tpu_topology", `"2x2"`), `machine_type = "ct6e-standard-4t"`, `machine_type = "ct6e-standard-4t"`+"\n  slices = 2", 1), `Leave slices out and raise max_nodes instead.`},
+		{"pool names too long for their slices", withAttr(badPair("on_demand", `{ name = "a-pool-name-of-thirty-eight-characters" }`), "slices = 12"), `GKE takes at most 40. Shorten the name to 37 characters or fewer.`},
 		{"topology syntax", badPair("tpu_topology", `"4by4"`), `must look like AxB`},
 		{"topology does not fit", badPair("tpu_topology", `"4x3"`), `does not fit machine type ct6e-standard-4t`},
 		{"3D topology on v6e", badPair("tpu_topology", `"2x2x4"`), `has 3 dimensions`},
-		{"max not whole slices", badPair("max_nodes", "5"), `use 4 or 8 instead of 5`},
-		{"min not whole slices", badPair("min_nodes", "2"), `min_nodes must be a multiple of 4`},
+		{"max not whole slices", badPair("max_nodes", "5"), `is not a valid size of TPU pod slice with topology "4x4""). Set max_nodes = 4.`},
 		{"min above max", badPair("min_nodes", "8"), `must not exceed max_nodes`},
 		{"max zero", badPair("max_nodes", "0"), `must be between 1 and 1000`},
 		{"negative min", badPair("min_nodes", "-4"), `must be at least 0`},

@@ -25,7 +25,7 @@ import (
 // The GKE methods each step of the burst test calls: every one of them gets its faults, and every fault must be met.
 var (
 	createMethods  = []string{"CreateCluster", "GetCluster", "CreateNodePool", "GetOperation"}
-	updateMethods  = []string{"SetLabels", "SetNodePoolAutoscaling", "GetOperation", "GetCluster", "ListNodePools"}
+	updateMethods  = []string{"SetLabels", "CreateNodePool", "UpdateNodePool", "GetOperation", "GetCluster", "ListNodePools"}
 	destroyMethods = []string{"DeleteNodePool", "DeleteCluster", "GetOperation"}
 )
 
@@ -53,7 +53,7 @@ func burstMet(f gkeemu.Faults) func(*terraform.State) error {
 	}
 }
 
-func clusterAndPairConfig(name string, maxNodes int, label string) string {
+func clusterAndPairConfig(name string, slices int, label string) string {
 	return fmt.Sprintf(`
 resource "dwsfallback_cluster" "test" {
   name                = %[1]q
@@ -65,11 +65,12 @@ resource "dwsfallback_tpu_pool_pair" "test" {
   cluster      = dwsfallback_cluster.test.id
   machine_type = "ct6e-standard-4t"
   tpu_topology = "4x4"
-  max_nodes    = %[2]d
+  max_nodes    = 4
+  slices       = %[2]d
   on_demand    = { name = "od" }
   flex_start   = { name = "dws" }
 }
-`, name, maxNodes, label)
+`, name, slices, label)
 }
 
 // Every method the provider calls answers 429 or 503 twice before it works: create, update and destroy all finish.
@@ -90,7 +91,7 @@ func TestAccFaults_transientBursts(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				PreConfig: burst(faults, createMethods),
-				Config:    clusterAndPairConfig("acc-bursts", 4, "a"),
+				Config:    clusterAndPairConfig("acc-bursts", 1, "a"),
 				Check:     burstMet(faults),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("flex_start").AtMapKey("status"), knownvalue.StringExact("RUNNING")),
@@ -98,16 +99,16 @@ func TestAccFaults_transientBursts(t *testing.T) {
 			},
 			{
 				PreConfig: burst(faults, updateMethods),
-				Config:    clusterAndPairConfig("acc-bursts", 8, "b"),
+				Config:    clusterAndPairConfig("acc-bursts", 2, "b"),
 				Check:     burstMet(faults),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("max_nodes"), knownvalue.Int64Exact(8)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("slices"), knownvalue.Int64Exact(2)),
 					statecheck.ExpectKnownValue("dwsfallback_cluster.test", tfjsonpath.New("labels").AtMapKey("purpose"), knownvalue.StringExact("b")),
 				},
 			},
 			{
 				PreConfig: burst(faults, destroyMethods),
-				Config:    clusterAndPairConfig("acc-bursts", 8, "b"),
+				Config:    clusterAndPairConfig("acc-bursts", 2, "b"),
 				Destroy:   true,
 			},
 			{
@@ -117,7 +118,7 @@ func TestAccFaults_transientBursts(t *testing.T) {
 						t.Error(err)
 					}
 				},
-				Config:             clusterAndPairConfig("acc-bursts", 8, "b"),
+				Config:             clusterAndPairConfig("acc-bursts", 2, "b"),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 			},
@@ -125,7 +126,7 @@ func TestAccFaults_transientBursts(t *testing.T) {
 	})
 }
 
-// Two pool pairs on one cluster in one apply: GKE runs one operation per cluster at a time, and both still finish.
+// Two pool pairs on one cluster in one apply: the provider runs one operation per cluster at a time, and both finish.
 func TestAccFaults_twoPairsOneCluster(t *testing.T) {
 	t.Parallel() // GKE only, on a cluster of its own
 	ref := createTestCluster(t, "acc-two-pairs")
@@ -159,6 +160,38 @@ resource "dwsfallback_tpu_pool_pair" "b" {
 					if pools[n] == nil || pools[n].GetStatus().String() != "RUNNING" {
 						return fmt.Errorf("pool %s is not RUNNING: %v", n, pools[n].GetStatus())
 					}
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// An operation on the cluster under way when the apply starts (an upgrade GKE runs by itself, another team's change):
+// GKE refuses the pool creation that collides with it ("Cluster is running incompatible operation"), and the apply
+// waits it out and finishes.
+func TestAccFaults_busyCluster(t *testing.T) {
+	t.Parallel() // GKE only, its faults its cluster's
+	ref := createTestCluster(t, "acc-busy")
+	slow := emu.For(ref.Name)
+	t.Cleanup(slow.Clear)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "dws"),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				// Long enough to outlast terraform's start and plan.
+				slow.SlowOperations(20 * time.Second)
+				if _, err := gkeAPI(t).API().SetLabels(context.Background(), &containerpb.SetLabelsRequest{
+					Name: ref.String(), ResourceLabels: map[string]string{"changed": "by-hand"}}); err != nil {
+					t.Fatal(err)
+				}
+				slow.SlowOperations(0)
+			},
+			Config: pairConfig("acc-busy", "od", "dws", 4),
+			Check: func(*terraform.State) error {
+				if n := slow.Calls()["CreateNodePool"]; n < 3 {
+					return fmt.Errorf("CreateNodePool called %d times: want GKE's busy refusal met and retried before the two pools", n)
 				}
 				return nil
 			},

@@ -16,7 +16,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 )
 
-// reservationPairConfig is the tutorial's pair at two slices a pool, plan A on reservation (with affinity specific)
+// reservationPairConfig is the tutorial's pair, plan A on reservation (with affinity specific)
 // and plan B's VMs run for at most runLimit ("" for GKE's 7 days).
 func reservationPairConfig(cluster, reservation, runLimit string) string {
 	flex := `{ name = "dws-pool" }`
@@ -28,7 +28,7 @@ resource "dwsfallback_tpu_pool_pair" "test" {
   cluster      = %q
   machine_type = "ct6e-standard-4t"
   tpu_topology = "4x4"
-  max_nodes    = 8
+  max_nodes    = 4
   on_demand    = { name = "on-demand-pool", reservation_affinity = "specific", reservation = %q }
   flex_start   = %s
 }

@@ -215,7 +215,8 @@ func classWithoutTolerationPends(cp *clusterPlane, class string) error {
 }
 
 // TestAccExample_capacityFallback checks examples/capacity-fallback from outside, as its README promises: with plan
-// A's pool stocked out before the apply, every job's TPU workers run on plan B's pool.
+// A's pools (one per job: a multi-host slice pool holds one slice) stocked out before the apply, as a zone without
+// capacity stocks them all out, every job's TPU workers run on plan B's pools.
 func TestAccExample_capacityFallback(t *testing.T) {
 	stackTest(t, 1)
 	ref := createRayCluster(t, "acc-example-cap")
@@ -223,6 +224,7 @@ func TestAccExample_capacityFallback(t *testing.T) {
 	vars := []string{"-var", "create_cluster=false", "-var", "cluster=" + ref.String(), "-var", "install_kueue=false",
 		"-var", "on_demand_pool=od-cap", "-var", "flex_start_pool=fs-cap", "-var", "compute_class=cap-example"}
 	emu.For(ref.Name).StockoutScaleUps("od-cap", true)
+	emu.For(ref.Name).StockoutScaleUps("od-cap-2", true)
 	t.Cleanup(func() {
 		emu.For(ref.Name).Clear()
 		tf.run(append([]string{"apply", "-destroy", "-auto-approve", "-input=false"}, vars...)...)
@@ -241,8 +243,8 @@ func TestAccExample_capacityFallback(t *testing.T) {
 		t.Fatalf("nodes_by_pool = %v, want two jobs", byJob)
 	}
 	for job, pools := range byJob {
-		if pools["fs-cap"] != 4 || pools["od-cap"] != 0 {
-			t.Errorf("%s runs on %v; want its TPU workers on the 4 nodes of fs-cap, none on od-cap", job, pools)
+		if pools["fs-cap"]+pools["fs-cap-2"] != 4 || pools["od-cap"]+pools["od-cap-2"] != 0 {
+			t.Errorf("%s runs on %v; want its TPU workers on 4 nodes of fs-cap and fs-cap-2, none on od-cap or od-cap-2", job, pools)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func TestAccTPUPoolPair_basic(t *testing.T) {
 	var onDemandEtag string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy:             checkPairDestroyed(ref, "od", "dws", "dws-b"),
+		CheckDestroy:             checkPairDestroyed(ref, "od", "od-2", "dws", "dws-2", "dws-b", "dws-b-2"),
 		Steps: []resource.TestStep{
 			{
 				Config: pairConfig("acc-basic", "od", "dws", 4),
@@ -86,24 +86,42 @@ func TestAccTPUPoolPair_basic(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"timeouts"},
 			},
 			{
-				// Autoscaling bounds change in place.
-				Config: pairConfig("acc-basic", "od", "dws", 8),
+				// A second slice is a second pool of each plan (a multi-host slice pool holds one), added in place; the
+				// plans' pools then share a label that node_labels gives the Kueue flavor.
+				Config: withSlices(pairConfig("acc-basic", "od", "dws", 4), 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
 				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("max_chips"), knownvalue.Int64Exact(32)),
+					statecheck.ExpectKnownValue(pairAddr, tfjsonpath.New("on_demand").AtMapKey("node_labels"),
+						knownvalue.MapExact(map[string]knownvalue.Check{wellknown.SliceGroupLabel: knownvalue.StringExact("od"),
+							"cloud.google.com/gke-tpu-accelerator": knownvalue.StringExact("tpu-v6e-slice"), "cloud.google.com/gke-tpu-topology": knownvalue.StringExact("4x4")})),
+				},
 				Check: func(*terraform.State) error {
-					for _, name := range []string{"od", "dws"} {
-						if got := testPools(t, ref)[name].GetAutoscaling().GetMaxNodeCount(); got != 8 {
-							return fmt.Errorf("pool %s max nodes = %d, want 8", name, got)
+					pools := testPools(t, ref)
+					for name, group := range map[string]string{"od": "od", "od-2": "od", "dws": "dws", "dws-2": "dws"} {
+						np := pools[name]
+						if got := np.GetConfig().GetLabels()[wellknown.SliceGroupLabel]; got != group || np.GetAutoscaling().GetMaxNodeCount() != 4 {
+							return fmt.Errorf("pool %s: slice group %q, max nodes %d; want %q and 4 (pools %v)", name, got, np.GetAutoscaling().GetMaxNodeCount(), group, poolNames(pools))
 						}
 					}
-					onDemandEtag = testPools(t, ref)["od"].GetEtag()
+					if !pools["dws-2"].GetQueuedProvisioning().GetEnabled() || !pools["dws-2"].GetConfig().GetFlexStart() {
+						return fmt.Errorf("dws-2 is not a queued flex-start pool as dws is")
+					}
+					onDemandEtag = pools["od"].GetEtag()
 					return nil
 				},
 			},
 			{
-				// Renaming the flex-start pool replaces that pool only: the resource updates, the on-demand pool stays.
-				Config: pairConfig("acc-basic", "od", "dws-b", 8),
+				ResourceName:            pairAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				// Renaming the flex-start pool replaces that plan's pools only: the resource updates, the on-demand pools stay.
+				Config: withSlices(pairConfig("acc-basic", "od", "dws-b", 4), 2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
 				}},
@@ -112,8 +130,8 @@ func TestAccTPUPoolPair_basic(t *testing.T) {
 				},
 				Check: func(*terraform.State) error {
 					pools := testPools(t, ref)
-					if pools["dws"] != nil || pools["dws-b"] == nil {
-						return fmt.Errorf("want dws replaced by dws-b, have pools %v", poolNames(pools))
+					if pools["dws"] != nil || pools["dws-2"] != nil || pools["dws-b"] == nil || pools["dws-b-2"] == nil {
+						return fmt.Errorf("want dws and dws-2 replaced by dws-b and dws-b-2, have pools %v", poolNames(pools))
 					}
 					if pools["od"].GetEtag() != onDemandEtag {
 						return fmt.Errorf("the on-demand pool was touched by a flex-start rename")
@@ -121,8 +139,31 @@ func TestAccTPUPoolPair_basic(t *testing.T) {
 					return nil
 				},
 			},
+			{
+				// Back to one slice: the further pools go, the first ones stay.
+				Config: pairConfig("acc-basic", "od", "dws-b", 4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					pools := testPools(t, ref)
+					if pools["od-2"] != nil || pools["dws-b-2"] != nil || pools["od"] == nil || pools["dws-b"] == nil {
+						return fmt.Errorf("want od and dws-b alone, have pools %v", poolNames(pools))
+					}
+					if _, grouped := pools["od"].GetConfig().GetLabels()[wellknown.SliceGroupLabel]; grouped {
+						return fmt.Errorf("od keeps its slice-group label with one slice")
+					}
+					return nil
+				},
+			},
+			{Config: pairConfig("acc-basic", "od", "dws-b", 4), PlanOnly: true},
 		},
 	})
+}
+
+// withSlices gives the one pool pair of cfg n slices a plan.
+func withSlices(cfg string, n int) string {
+	return strings.Replace(cfg, "  max_nodes    = 4\n", fmt.Sprintf("  max_nodes    = 4\n  slices       = %d\n", n), 1)
 }
 
 func TestAccTPUPoolPair_drift(t *testing.T) {
@@ -136,13 +177,14 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				// Someone raises the flex pool's maximum by hand, as `gcloud container clusters update --node-pool` does.
+				// Someone keeps the on-demand slice up by hand, as `gcloud container clusters update --node-pool od
+				// --min-nodes 4 --max-nodes 4` does (a multi-host pool's only other bounds GKE takes).
 				PreConfig: func() {
 					c := gkeAPI(t)
 					if err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
 						return c.API().UpdateCluster(ctx, &containerpb.UpdateClusterRequest{Name: ref.String(), Update: &containerpb.ClusterUpdate{
-							DesiredNodePoolId:          "dws",
-							DesiredNodePoolAutoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: 12},
+							DesiredNodePoolId:          "od",
+							DesiredNodePoolAutoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 4, MaxNodeCount: 4},
 						}})
 					}, nil); err != nil {
 						t.Fatal(err)
@@ -158,17 +200,17 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					if got := testPools(t, ref)["dws"].GetAutoscaling().GetMaxNodeCount(); got != 4 {
-						return fmt.Errorf("apply did not restore the flex pool's max nodes: %d, want 4", got)
+					if got := testPools(t, ref)["od"].GetAutoscaling().GetMinNodeCount(); got != 0 {
+						return fmt.Errorf("apply did not restore the on-demand pool's min nodes: %d, want 0", got)
 					}
 					return nil
 				},
 			},
 			{
-				// The same on the on-demand pool (`gcloud container node-pools update od --max-nodes 12`), which the flex
-				// pool's unchanged bounds once hid: the plan shows it, and the apply repairs that pool alone.
+				// The same by the node-pool call (`gcloud container node-pools update od --min-nodes 4`): the plan shows
+				// it, and the apply repairs that pool alone.
 				PreConfig: func() {
-					setMaxNodes(t, ref, "od", 12)
+					setBounds(t, ref, "od", 4, 4)
 					autoscalingCalls = emu.For(ref.Name).Calls()["SetNodePoolAutoscaling"]
 				},
 				Config: cfg,
@@ -177,8 +219,8 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 				}},
 				Check: func(*terraform.State) error {
 					pools := testPools(t, ref)
-					if od, fx := pools["od"].GetAutoscaling().GetMaxNodeCount(), pools["dws"].GetAutoscaling().GetMaxNodeCount(); od != 4 || fx != 4 {
-						return fmt.Errorf("after the apply: on-demand max %d, flex max %d; want both 4", od, fx)
+					if od := pools["od"].GetAutoscaling(); od.GetMinNodeCount() != 0 || od.GetMaxNodeCount() != 4 {
+						return fmt.Errorf("after the apply: on-demand bounds %d..%d; want 0..4", od.GetMinNodeCount(), od.GetMaxNodeCount())
 					}
 					if n := emu.For(ref.Name).Calls()["SetNodePoolAutoscaling"] - autoscalingCalls; n != 1 {
 						return fmt.Errorf("the apply set autoscaling %d times, want once (the drifted pool only)", n)
@@ -191,13 +233,13 @@ func TestAccTPUPoolPair_drift(t *testing.T) {
 	})
 }
 
-// setMaxNodes changes a pool's autoscaling maximum out of band, as gcloud does.
-func setMaxNodes(t *testing.T, ref clusterscope.Ref, pool string, maxNodes int32) {
+// setBounds changes a pool's autoscaling bounds out of band, as gcloud does.
+func setBounds(t *testing.T, ref clusterscope.Ref, pool string, minNodes, maxNodes int32) {
 	t.Helper()
 	c := gkeAPI(t)
 	if err := c.Mutate(context.Background(), ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
 		return c.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{Name: ref.String() + "/nodePools/" + pool,
-			Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: 0, MaxNodeCount: maxNodes}})
+			Autoscaling: &containerpb.NodePoolAutoscaling{Enabled: true, MinNodeCount: minNodes, MaxNodeCount: maxNodes}})
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -511,12 +553,12 @@ func TestAccTPU7x(t *testing.T) {
 	byGcloud := createTestClusterIn(t, tpu7xZone, "tpu7x-gcloud")
 	cp := on(t, byTerraform)
 	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
-	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, tpu7xZone, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 4) {
+	for _, cmd := range testutil.TPU7xPools(byGcloud.Name, tpu7xZone, "on-demand-pool", "dws-pool", "2x2x2", "tpu7x-2x2x2", 2) {
 		g.Run(cmd...)
 	}
 	fromGcloud := testPools(t, byGcloud)
 	pair := func(cluster string) string {
-		return fmt.Sprintf("provider \"dwsfallback\" {\n  location = %q\n}\n", tpu7xZone) + strings.Replace(strings.Replace(pairConfig(cluster, "on-demand-pool", "dws-pool", 4),
+		return fmt.Sprintf("provider \"dwsfallback\" {\n  location = %q\n}\n", tpu7xZone) + strings.Replace(strings.Replace(pairConfig(cluster, "on-demand-pool", "dws-pool", 2),
 			`"ct6e-standard-4t"`, `"tpu7x-standard-4t"`, 1), `tpu_topology = "4x4"`, `tpu_topology = "2x2x2"`+"\n  placement_policy = \"tpu7x-2x2x2\"", 1)
 	}
 	resource.Test(t, resource.TestCase{

@@ -83,15 +83,15 @@ func TutorialPools(cluster, onDemand, dws string) [][]string {
 }
 
 // ReservationPools are the tutorial's two commands with plan A on a specific reservation and plan B's VMs run for
-// at most a day, at 8 nodes (two 4x4 slices) each.
+// at most a day, one 4x4 slice each.
 func ReservationPools(cluster, onDemand, dws, reservation string) [][]string {
 	return [][]string{
 		{"container", "node-pools", "create", onDemand, "--cluster=" + cluster, "--location=us-east5-b",
 			"--machine-type=ct6e-standard-4t", "--tpu-topology=4x4", "--reservation-affinity=specific", "--reservation=" + reservation,
-			"--enable-autoscaling", "--num-nodes=0", "--min-nodes=0", "--max-nodes=8"},
+			"--enable-autoscaling", "--num-nodes=0", "--min-nodes=0", "--max-nodes=4"},
 		{"container", "node-pools", "create", dws, "--cluster=" + cluster, "--location=us-east5-b",
 			"--machine-type=ct6e-standard-4t", "--tpu-topology=4x4", "--enable-autoscaling", "--enable-queued-provisioning",
-			"--flex-start", "--num-nodes=0", "--min-nodes=0", "--max-nodes=8", "--max-run-duration=86400s"},
+			"--flex-start", "--num-nodes=0", "--min-nodes=0", "--max-nodes=4", "--max-run-duration=86400s"},
 	}
 }
 

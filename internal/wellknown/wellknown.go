@@ -29,6 +29,10 @@ const (
 	// ComputeClassLabel selects a ComputeClass in a pod's nodeSelector and marks the nodes of the pools that joined
 	// it; such pools also carry the taint ComputeClassLabel=NAME:NoSchedule.
 	ComputeClassLabel = "cloud.google.com/compute-class"
+	// SliceGroupLabel is this provider's own node label (not GKE's) on every pool of one plan of a TPU pool pair
+	// with several slices: a multi-host slice pool holds one slice, so N slices are N pools, and one Kueue flavor
+	// selects all of them by this label, its value the plan's first pool's name.
+	SliceGroupLabel = "dwsfallback/slice-group"
 	// TPUResource is a TPU node's extended resource, one per chip, and the key of its taint.
 	TPUResource = "google.com/tpu"
 	// GPUResource is a GPU node's extended resource and the key of its taint.

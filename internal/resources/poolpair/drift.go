@@ -53,21 +53,22 @@ func writePoolBaselines(ctx context.Context, p tfvalue.PrivateState, baselines m
 
 // repairInPlace sets again, on each pool of the pair, the fields GKE changes in place that differ from what the apply
 // makes of m: autoscaling, management, upgrade settings, node labels, taints and the run limit, each with the call that sets it.
-func repairInPlace(ctx context.Context, client *gke.Client, ref clusterscope.Ref, names map[poolRole]string, m pairModel) error {
+func repairInPlace(ctx context.Context, client *gke.Client, ref clusterscope.Ref, m pairModel) error {
 	pools, err := gke.ListPools(ctx, client, ref.String())
 	if err != nil {
 		return err
 	}
 	for _, role := range poolRoles {
-		want, ok := wantedPool(role, m)
-		have := pools[names[role]]
-		if !ok || have == nil {
-			continue
-		}
-		calls := gkedrift.InPlaceRepairs(client, ref.String()+"/nodePools/"+have.GetName(), want, have)
-		for _, call := range calls {
-			if err := client.Mutate(ctx, ref.String(), call, nil); err != nil {
-				return fmt.Errorf("node pool %s: %w", have.GetName(), err)
+		for _, want := range wantedPools(role, m) {
+			have := pools[want.GetName()]
+			if have == nil {
+				continue
+			}
+			calls := gkedrift.InPlaceRepairs(client, ref.String()+"/nodePools/"+have.GetName(), want, have)
+			for _, call := range calls {
+				if err := client.Mutate(ctx, ref.String(), call, nil); err != nil {
+					return fmt.Errorf("node pool %s: %w", have.GetName(), err)
+				}
 			}
 		}
 	}

@@ -23,6 +23,11 @@ type gpuPoolPairModel struct {
 
 func (m *gpuPoolPairModel) pair() *poolPairModel { return &m.poolPairModel }
 
+// A GPU pool holds single-host nodes: it grows to max_nodes, one pool per plan.
+func (m *gpuPoolPairModel) slices() int64            { return 1 }
+func (m *gpuPoolPairModel) setSlices(int64)          {}
+func (m *gpuPoolPairModel) slicesValue() types.Int64 { return types.Int64Value(1) }
+
 // gpuDriverVersions maps gcloud's gpu-driver-version values to the API's.
 var gpuDriverVersions = map[string]containerpb.GPUDriverInstallationConfig_GPUDriverVersion{
 	"default":  containerpb.GPUDriverInstallationConfig_DEFAULT,

@@ -15,6 +15,7 @@ import (
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/listing"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // ListTPUKind is the TPU pool pair's list resource: the pairs a cluster's TPU node pools form (gke.Pairs).
@@ -65,7 +66,9 @@ func findPairs(ctx context.Context, c clusterscope.Clients, cfg tfsdk.Config, li
 	}
 	accept := func(np *containerpb.NodePool) bool {
 		mt := np.GetConfig().GetMachineType()
-		return machines(mt) && (machine.IsNull() || mt == machine.ValueString())
+		// A further slice of a plan belongs to the pair of that plan's first pool.
+		group, grouped := np.GetConfig().GetLabels()[wellknown.SliceGroupLabel]
+		return machines(mt) && (machine.IsNull() || mt == machine.ValueString()) && (!grouped || group == np.GetName())
 	}
 	var found []listing.Found
 	for _, p := range gke.Pairs(pools, accept, func(np *containerpb.NodePool) string { return poolClass(np).String() }) {

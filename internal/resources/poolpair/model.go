@@ -66,6 +66,11 @@ type pairModel interface {
 	incompatible(have, want *containerpb.NodePool) string
 	// validate checks the kind's rules on the configuration alone.
 	validate(diags *diag.Diagnostics)
+	// slices is how many pools each plan has, one slice each (1 where the kind has no slices, or while unknown);
+	// setSlices records how many the cluster has.
+	slices() int64
+	slicesValue() types.Int64
+	setSlices(n int64)
 }
 
 type pairModelPtr[M any] interface {
@@ -245,6 +250,9 @@ func expandNodePool(r poolRole, p poolModel, m pairModel) *containerpb.NodePool 
 	}
 	m.expandKind(r, np)
 	expandLifecycle(r, p, np)
+	if base, ok := r.decodePool(r.get(pm)); ok {
+		withSliceGroup(np, base.Name.ValueString(), m.slices())
+	}
 	return np
 }
 

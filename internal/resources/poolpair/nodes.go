@@ -94,6 +94,7 @@ func flattenNodeSettings(was, st *poolPairModel, np *containerpb.NodePool, ident
 	}
 	labels := maps.Clone(cfg.GetLabels())
 	delete(labels, wellknown.ComputeClassLabel)
+	delete(labels, wellknown.SliceGroupLabel) // the pair's own, compared through drift
 	if live := mapOrNull(labels); differs(was.Labels, live) {
 		st.Labels = live
 	}

@@ -22,7 +22,7 @@ import (
 
 // nodeSettingsAttributes are the pair's node identity, labels and taints, which both pools carry alike.
 func nodeSettingsAttributes() map[string]schema.Attribute {
-	notTheClass := stringvalidator.NoneOf(wellknown.ComputeClassLabel)
+	notTheClass := stringvalidator.NoneOf(wellknown.ComputeClassLabel, wellknown.SliceGroupLabel)
 	return map[string]schema.Attribute{
 		"service_account": schema.StringAttribute{
 			Optional:      true,

@@ -121,6 +121,12 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 			P(&st).pair().NodeLocations = zonesValue(np.GetLocations())
 		}
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
+		for _, name := range slicePoolNames(p.Name.ValueString(), P(&plan).slices())[1:] {
+			if _, err := r.createSlicePool(ctx, client, ref, role, p, P(&plan), name, &resp.Diagnostics); err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, name), err.Error())
+				return
+			}
+		}
 	}
 	// The baselines hold the zones GKE chose, so that a pool moved by hand shows.
 	P(&plan).pair().NodeLocations = P(&st).pair().NodeLocations
@@ -164,36 +170,54 @@ func (r *poolPairResource[M, P]) Read(ctx context.Context, req resource.ReadRequ
 	identity := P(&st).pair().MachineType.IsNull() || len(baselines) == 0
 	// A pool with no baseline (imported, or applied by 0.1.x) is compared with what its state says the apply made,
 	// and, once state is read from the pools (an import), with what an apply of that would make.
-	missing := recordMissing(baselines, P(&st), onDemand, flex)
+	missing := recordMissing(baselines, P(&st), pools, onDemand, flex)
+	P(&st).setSlices(pairSlices(pools, onDemand, flex))
 	flattenPair(P(&st), ref, pools[onDemand], pools[flex], identity)
-	missing = recordMissing(baselines, P(&st), onDemand, flex) || missing
-	missing = recordZones(baselines, pools[onDemand], pools[flex]) || missing
+	missing = recordMissing(baselines, P(&st), pools, onDemand, flex) || missing
+	live := []*containerpb.NodePool{pools[onDemand], pools[flex]}
+	for _, name := range append(sliceMembers(pools, onDemand), sliceMembers(pools, flex)...) {
+		live = append(live, pools[name])
+	}
+	missing = recordZones(baselines, live...) || missing
 	if missing {
 		writePoolBaselines(ctx, resp.Private, baselines, &resp.Diagnostics)
 	}
-	P(&st).pair().Drift = tfdrift.List(gkedrift.Pools(baselines, pools[onDemand], pools[flex]))
+	P(&st).pair().Drift = tfdrift.List(gkedrift.Pools(baselines, live...))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 }
 
-// recordMissing fills in the baseline of each pool of the pair that has none from m, and says whether it did.
-func recordMissing(baselines map[string]*containerpb.NodePool, m pairModel, names ...string) bool {
+// recordMissing fills in the baseline of each pool of the pair that has none from m, and says whether it did:
+// each plan's first pool where state names it as the id does, and the further slices' pools the cluster has.
+func recordMissing(baselines map[string]*containerpb.NodePool, m pairModel, pools map[string]*containerpb.NodePool, names ...string) bool {
 	added := false
 	for i, role := range poolRoles {
-		if baselines[names[i]] != nil {
-			continue
-		}
-		if want, ok := wantedPool(role, m); ok && want.GetName() == names[i] {
-			baselines[names[i]], added = want, true
+		for k, want := range wantedPools(role, m) {
+			name := want.GetName()
+			if baselines[name] != nil || (k == 0 && name != names[i]) || (k > 0 && pools[name] == nil) {
+				continue
+			}
+			baselines[name], added = want, true
 		}
 	}
 	return added
+}
+
+// pairSlices is how many slices both plans have now: the fewer of the two, 1 when neither has its first pool.
+func pairSlices(pools map[string]*containerpb.NodePool, onDemand, flex string) int64 {
+	n := int64(0)
+	for _, base := range []string{onDemand, flex} {
+		if k := liveSlices(pools, base); k > 0 && (n == 0 || k < n) {
+			n = k
+		}
+	}
+	return max(n, 1)
 }
 
 // recordPoolBaselines keeps, for Read to compare with, what the apply made of each pool of the plan.
 func recordPoolBaselines(ctx context.Context, p tfvalue.PrivateState, m pairModel, diags *diag.Diagnostics) {
 	baselines := map[string]*containerpb.NodePool{}
 	for _, role := range poolRoles {
-		if want, ok := wantedPool(role, m); ok {
+		for _, want := range wantedPools(role, m) {
 			baselines[want.GetName()] = want
 		}
 	}
@@ -234,6 +258,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 	*st = *prior
 	st.Timeouts, st.Cluster = plan.Timeouts, plan.Cluster
 	names := map[poolRole]string{onDemandRole: oldOnDemand, flexStartRole: oldFlex}
+	oldBase := map[poolRole]string{onDemandRole: oldOnDemand, flexStartRole: oldFlex}
 	if plan.NodeLocations.IsUnknown() {
 		// Left out, and a pool moved by hand: back to the zones the pools were made in.
 		plan.NodeLocations = zonesMadeIn(readPoolBaselines(ctx, req.Private, &resp.Diagnostics), oldOnDemand, oldFlex)
@@ -274,45 +299,54 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 		pools[np.GetName()] = np
 	}
 	for _, role := range poolRoles {
-		np := pools[names[role]]
-		if lo, hi := poolBounds(np.GetAutoscaling()); np.GetAutoscaling().GetEnabled() && lo == plan.MinNodes.ValueInt64() && hi == plan.MaxNodes.ValueInt64() {
-			continue
-		}
 		want, _ := role.decodePool(role.get(plan))
-		err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
-			return client.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{
-				Name:        ref.String() + "/nodePools/" + np.GetName(),
-				Autoscaling: expandNodePool(role, want, P(&planM)).GetAutoscaling(),
-			})
-		}, nil)
-		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("updating autoscaling of %s node pool (%s)", r.kind.noun, np.GetName()), err.Error())
+		if err := r.updateSlicePools(ctx, client, ref, role, want, oldBase[role], pools, planned, P(&planM)); err != nil {
+			resp.Diagnostics.AddError(fmt.Sprintf("updating the slices of %s node pool (%s)", r.kind.noun, want.Name.ValueString()), err.Error())
 			return
+		}
+	}
+	for _, role := range poolRoles {
+		for _, np := range planPools(pools, names[role], P(&planM).slices()) {
+			if lo, hi := poolBounds(np.GetAutoscaling()); np.GetAutoscaling().GetEnabled() && lo == plan.MinNodes.ValueInt64() && hi == plan.MaxNodes.ValueInt64() {
+				continue
+			}
+			want, _ := role.decodePool(role.get(plan))
+			err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+				return client.API().SetNodePoolAutoscaling(ctx, &containerpb.SetNodePoolAutoscalingRequest{
+					Name:        ref.String() + "/nodePools/" + np.GetName(),
+					Autoscaling: expandNodePool(role, want, P(&planM)).GetAutoscaling(),
+				})
+			}, nil)
+			if err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("updating autoscaling of %s node pool (%s)", r.kind.noun, np.GetName()), err.Error())
+				return
+			}
 		}
 	}
 	st.MinNodes, st.MaxNodes = plan.MinNodes, plan.MaxNodes
 	for _, role := range poolRoles {
-		np := pools[names[role]]
-		labels, taints, changed := classSettings(np, plan.ComputeClass.ValueString())
-		if !changed {
-			continue
-		}
-		err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
-			return client.API().UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{
-				Name:   ref.String() + "/nodePools/" + np.GetName(),
-				Labels: &containerpb.NodeLabels{Labels: labels},
-				Taints: &containerpb.NodeTaints{Taints: taints},
-			})
-		}, nil)
-		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("updating the ComputeClass of %s node pool (%s)", r.kind.noun, np.GetName()), err.Error())
-			return
+		for _, np := range planPools(pools, names[role], P(&planM).slices()) {
+			labels, taints, changed := classSettings(np, plan.ComputeClass.ValueString())
+			if !changed {
+				continue
+			}
+			err := client.Mutate(ctx, ref.String(), func(ctx context.Context) (*containerpb.Operation, error) {
+				return client.API().UpdateNodePool(ctx, &containerpb.UpdateNodePoolRequest{
+					Name:   ref.String() + "/nodePools/" + np.GetName(),
+					Labels: &containerpb.NodeLabels{Labels: labels},
+					Taints: &containerpb.NodeTaints{Taints: taints},
+				})
+			}, nil)
+			if err != nil {
+				resp.Diagnostics.AddError(fmt.Sprintf("updating the ComputeClass of %s node pool (%s)", r.kind.noun, np.GetName()), err.Error())
+				return
+			}
 		}
 	}
 	st.ComputeClass = plan.ComputeClass
 	// Read back against what this apply set, so that an empty list or map stays as the configuration writes it.
 	copyNodeSettings(st, plan)
-	if err := repairInPlace(ctx, client, ref, names, P(&planM)); err != nil {
+	if err := repairInPlace(ctx, client, ref, P(&planM)); err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("updating %s node pools in place", r.kind.noun), err.Error())
 		return
 	}
@@ -342,14 +376,22 @@ func (r *poolPairResource[M, P]) Delete(ctx context.Context, req resource.Delete
 		resp.Diagnostics.AddError("connecting to GKE", err.Error())
 		return
 	}
-	// Plan B first: while it exists, jobs could still fall back onto it.
+	pools, err := gke.ListPools(ctx, client, ref.String())
+	if err != nil && !gke.IsNotFound(err) {
+		resp.Diagnostics.AddError(fmt.Sprintf("reading node pools of cluster (%s)", ref), err.Error())
+		return
+	}
+	// Plan B first: while it exists, jobs could still fall back onto it. A plan's further slices go before its first
+	// pool, which state names.
 	for _, p := range []struct {
 		role poolRole
 		name string
 	}{{flexStartRole, flex}, {onDemandRole, onDemand}} {
-		if err := gke.DeletePool(ctx, client, ref.String(), p.name); err != nil && !gke.IsNotFound(err) {
-			resp.Diagnostics.AddError(fmt.Sprintf("deleting %s node pool (%s)", r.kind.noun, p.name), err.Error())
-			return
+		for _, name := range append(sliceMembers(pools, p.name), p.name) {
+			if err := gke.DeletePool(ctx, client, ref.String(), name); err != nil && !gke.IsNotFound(err) {
+				resp.Diagnostics.AddError(fmt.Sprintf("deleting %s node pool (%s)", r.kind.noun, name), err.Error())
+				return
+			}
 		}
 		p.role.set(st, types.ObjectNull(p.role.attrTypes()))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
@@ -395,6 +437,9 @@ func (r *poolPairResource[M, P]) ImportState(ctx context.Context, req resource.I
 		FlexStart:          types.ObjectNull(flexStartRole.attrTypes()),
 		Drift:              types.ListNull(types.StringType),
 		Timeouts:           tfvalue.TimeoutsNull(),
+	}
+	if k, ok := any(P(&stM)).(kindImporter); ok {
+		k.importNulls()
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &stM)...)
 }
@@ -447,10 +492,11 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	plan := P(&planM).pair()
 	var prior *poolPairModel
+	priorSlices := int64(1)
 	if !req.State.Raw.IsNull() {
 		var priorM M
 		resp.Diagnostics.Append(req.State.Get(ctx, &priorM)...)
-		prior = P(&priorM).pair()
+		prior, priorSlices = P(&priorM).pair(), P(&priorM).slices()
 	}
 	P(&planM).derive()
 	planDiskType(ctx, req.Config, plan, prior, &resp.Diagnostics)
@@ -512,6 +558,7 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	if prior != nil {
 		warnRecreated(prior.Drift, replacedPools, &resp.Diagnostics)
+		warnFewerSlices(prior, plan, priorSlices, P(&planM), &resp.Diagnostics)
 	}
 	if !plan.Cluster.IsUnknown() && !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !names[0].IsUnknown() && !names[1].IsUnknown() {
 		ref, _ := clusterscope.Resolve(plan.Cluster.ValueString(), plan.Project.ValueString(), plan.Location.ValueString(), r.clients)

@@ -123,7 +123,7 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		"max_nodes": schema.Int64Attribute{
 			Required:            true,
 			Validators:          []validator.Int64{int64validator.Between(1, 1000)},
-			MarkdownDescription: "Autoscaling maximum of each pool, in nodes, per zone as GKE counts it when `node_locations` has several; for multi-host TPU slices a multiple of `nodes_per_slice`. Updated in place.",
+			MarkdownDescription: "Autoscaling maximum of each pool, in nodes, per zone as GKE counts it when `node_locations` has several. A multi-host TPU slice pool holds one slice: its maximum is `nodes_per_slice`, and `slices` gives a plan more. Updated in place.",
 		},
 		"compute_class": schema.StringAttribute{
 			Optional:            true,

@@ -22,9 +22,29 @@ type tpuPoolPairModel struct {
 	NodesPerSlice   types.Int64  `tfsdk:"nodes_per_slice"`
 	ChipsPerSlice   types.Int64  `tfsdk:"chips_per_slice"`
 	MaxChips        types.Int64  `tfsdk:"max_chips"`
+	Slices          types.Int64  `tfsdk:"slices"`
+	OnDemandPools   types.List   `tfsdk:"on_demand_pools"`
+	FlexStartPools  types.List   `tfsdk:"flex_start_pools"`
 }
 
 func (m *tpuPoolPairModel) pair() *poolPairModel { return &m.poolPairModel }
+
+// kindImporter is a kind whose own attributes need typed nulls in the state an import starts from.
+type kindImporter interface{ importNulls() }
+
+func (m *tpuPoolPairModel) importNulls() {
+	m.OnDemandPools, m.FlexStartPools = types.ListNull(types.StringType), types.ListNull(types.StringType)
+}
+
+func (m *tpuPoolPairModel) slices() int64 {
+	if !tfvalue.Known(m.Slices) || m.Slices.ValueInt64() < 1 {
+		return 1
+	}
+	return m.Slices.ValueInt64()
+}
+
+func (m *tpuPoolPairModel) setSlices(n int64)        { m.Slices = types.Int64Value(n) }
+func (m *tpuPoolPairModel) slicesValue() types.Int64 { return m.Slices }
 
 // expandKind places the pool's slice. GKE refuses a topology on a single-host TPU7x pool, whose machine type says
 // its shape; multi-host TPU7x pools name their workload policy, and keep the topology as other generations do.
@@ -70,8 +90,10 @@ func (m *tpuPoolPairModel) slice() (catalog.Slice, bool) {
 	return s, err == nil
 }
 
-// derive fills the slice attributes from machine type and topology; unknown inputs leave them unknown.
+// derive fills the slice attributes from machine type and topology, and each plan's pools from its name and slices;
+// unknown inputs leave them unknown.
 func (m *tpuPoolPairModel) derive() {
+	m.OnDemandPools, m.FlexStartPools = m.planPools(onDemandRole), m.planPools(flexStartRole)
 	s, ok := m.slice()
 	if !ok {
 		// Unknown while an input is; null when the inputs are known but do not describe a slice (validate says why).
@@ -90,12 +112,12 @@ func (m *tpuPoolPairModel) derive() {
 		return
 	}
 	switch {
-	case m.MaxNodes.IsUnknown():
+	case m.MaxNodes.IsUnknown() || m.Slices.IsUnknown():
 		m.MaxChips = types.Int64Unknown()
 	case m.MaxNodes.IsNull():
 		m.MaxChips = types.Int64Null()
 	default:
-		m.MaxChips = types.Int64Value(m.MaxNodes.ValueInt64() * int64(s.ChipsPerNode))
+		m.MaxChips = types.Int64Value(m.MaxNodes.ValueInt64() * int64(s.ChipsPerNode) * m.slices())
 	}
 	m.TPUAccelerator = types.StringValue(s.Accelerator)
 	m.ChipsPerNode = types.Int64Value(int64(s.ChipsPerNode))
@@ -103,11 +125,32 @@ func (m *tpuPoolPairModel) derive() {
 	m.ChipsPerSlice = types.Int64Value(int64(s.ChipsPerSlice))
 }
 
+// planPools names the pools of role's plan, the first one first.
+func (m *tpuPoolPairModel) planPools(role poolRole) types.List {
+	o := role.get(m.pair())
+	p, ok := role.decodePool(o)
+	switch {
+	case !ok && o.IsUnknown(), ok && p.Name.IsUnknown(), m.Slices.IsUnknown():
+		return types.ListUnknown(types.StringType)
+	case !ok || p.Name.IsNull():
+		return types.ListNull(types.StringType)
+	}
+	var names []attr.Value
+	for _, n := range slicePoolNames(p.Name.ValueString(), m.slices()) {
+		names = append(names, types.StringValue(n))
+	}
+	return types.ListValueMust(types.StringType, names)
+}
+
 func (m *tpuPoolPairModel) labels(pool types.String) types.Map {
-	if pool.IsUnknown() || m.TPUAccelerator.IsUnknown() || m.TPUTopology.IsUnknown() {
+	if pool.IsUnknown() || m.TPUAccelerator.IsUnknown() || m.TPUTopology.IsUnknown() || m.Slices.IsUnknown() {
 		return types.MapUnknown(types.StringType)
 	}
-	return nodeLabels(pool.ValueString(), m.TPUAccelerator.ValueString(), m.TPUTopology.ValueString())
+	key := wellknown.NodePoolLabel
+	if m.slices() > 1 {
+		key = wellknown.SliceGroupLabel
+	}
+	return nodeLabels(key, pool.ValueString(), m.TPUAccelerator.ValueString(), m.TPUTopology.ValueString())
 }
 
 func (m *tpuPoolPairModel) liveLabels(np *containerpb.NodePool) types.Map {
@@ -118,15 +161,19 @@ func (m *tpuPoolPairModel) liveLabels(np *containerpb.NodePool) types.Map {
 	if mt, ok := catalog.Lookup(np.GetConfig().GetMachineType()); ok {
 		accelerator = mt.Accelerator
 	}
-	return nodeLabels(np.GetName(), accelerator, gke.PoolTopology(np))
+	if group, ok := np.GetConfig().GetLabels()[wellknown.SliceGroupLabel]; ok {
+		return nodeLabels(wellknown.SliceGroupLabel, group, accelerator, gke.PoolTopology(np))
+	}
+	return nodeLabels(wellknown.NodePoolLabel, np.GetName(), accelerator, gke.PoolTopology(np))
 }
 
-// nodeLabels are the labels GKE puts on every node of a TPU pool that tell it apart: the pool, and the TPU
-// accelerator and topology (GKE's TPU docs select TPU nodes by these two). A Kueue flavor needs all three: Kueue
-// matches a job to a flavor only on the keys the flavor lists, so a flavor with the pool label alone takes jobs of
-// any TPU generation. Empty accelerator or topology leave those labels out.
-func nodeLabels(pool, accelerator, topology string) types.Map {
-	labels := map[string]attr.Value{wellknown.NodePoolLabel: types.StringValue(pool)}
+// nodeLabels are the labels every node of a TPU plan carries that tell it apart: the pool's (GKE's node pool label,
+// or the pair's slice group for a plan of several pools), and the TPU accelerator and topology (GKE's TPU docs select
+// TPU nodes by these two). A Kueue flavor needs all three: Kueue matches a job to a flavor only on the keys the flavor
+// lists, so a flavor with the pool label alone takes jobs of any TPU generation. Empty accelerator or topology leave
+// those labels out.
+func nodeLabels(poolKey, pool, accelerator, topology string) types.Map {
+	labels := map[string]attr.Value{poolKey: types.StringValue(pool)}
 	if accelerator != "" {
 		labels[wellknown.TPUAcceleratorLabel] = types.StringValue(accelerator)
 	}

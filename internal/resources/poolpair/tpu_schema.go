@@ -1,11 +1,14 @@
 package poolpair
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/validators"
 )
@@ -51,7 +54,26 @@ func tpuPairAttributes() map[string]schema.Attribute {
 		},
 		"max_chips": schema.Int64Attribute{
 			Computed:            true,
-			MarkdownDescription: "TPU chips of each pool at `max_nodes`: the most a Kueue flavor's `google.com/tpu` quota can use (`tostring(max_chips)`), so quotas follow `max_nodes`. Per zone: a single-host pool in several `node_locations` can reach this many chips in each.",
+			MarkdownDescription: "TPU chips of each plan at `max_nodes`, over its `slices` pools: the most a Kueue flavor's `google.com/tpu` quota can use (`tostring(max_chips)`). Per zone: a single-host pool in several `node_locations` can reach this many chips in each.",
+		},
+		"on_demand_pools": schema.ListAttribute{
+			Computed:            true,
+			ElementType:         types.StringType,
+			MarkdownDescription: "Names of plan A's pools, one per slice: `on_demand.name`, then `NAME-2` to `NAME-N` (for a ComputeClass's `nodepools`).",
+		},
+		"flex_start_pools": schema.ListAttribute{
+			Computed:            true,
+			ElementType:         types.StringType,
+			MarkdownDescription: "Names of plan B's pools, one per slice: `flex_start.name`, then `NAME-2` to `NAME-N`.",
+		},
+		"slices": schema.Int64Attribute{
+			Optional:   true,
+			Computed:   true,
+			Default:    int64default.StaticInt64(1),
+			Validators: []validator.Int64{int64validator.Between(1, 64)},
+			MarkdownDescription: "Multi-host slices of each plan (default 1). GKE's multi-host slice pool holds one slice, so each plan gets this many pools: " +
+				"its `name`, then `NAME-2` to `NAME-N`. With more than one, every pool of a plan carries the node label `dwsfallback/slice-group = NAME`, " +
+				"which `node_labels` then lists in place of the pool's own, so one Kueue flavor takes them all. Changed in place: pools are added or removed.",
 		},
 		"chips_per_slice": schema.Int64Attribute{
 			Computed:            true,

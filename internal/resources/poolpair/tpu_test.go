@@ -11,6 +11,7 @@ import (
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gke"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
 // gcloudBodies are the CreateNodePool bodies gcloud 528 sends for the tutorial's two commands, captured against the
@@ -116,22 +117,22 @@ func TestFlattenNodePool(t *testing.T) {
 	}{
 		{name: "nil pool", role: flexStartRole, np: nil, null: true},
 		{name: "zero-valued on-demand pool", role: onDemandRole, np: &containerpb.NodePool{},
-			want: poolModel{Name: types.StringValue(""), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("", "", ""),
+			want: poolModel{Name: types.StringValue(""), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels(wellknown.NodePoolLabel, "", "", ""),
 				ReservationAffinity: types.StringValue("any"), Provisioning: types.StringNull(), FlexStartEnabled: types.BoolNull(), QueuedProvisioning: types.BoolNull(),
 				AutoRepair: types.BoolValue(false), AutoUpgrade: types.BoolValue(false), MaxSurge: types.Int64Value(0), MaxUnavailable: types.Int64Value(0)}},
 		{name: "zero-valued flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws"},
-			want: poolModel{Name: types.StringValue("dws"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("dws", "", ""),
+			want: poolModel{Name: types.StringValue("dws"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels(wellknown.NodePoolLabel, "dws", "", ""),
 				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue(""), FlexStartEnabled: types.BoolValue(false), QueuedProvisioning: types.BoolValue(false),
 				AutoRepair: types.BoolValue(false), AutoUpgrade: types.BoolValue(false)}},
 		{name: "flex-start pool without queued provisioning", role: flexStartRole, np: &containerpb.NodePool{Name: "fs",
 			Config: &containerpb.NodeConfig{FlexStart: ptr(true), MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"}},
-			want: poolModel{Name: types.StringValue("fs"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels("fs", "tpu-v6e-slice", "4x4"),
+			want: poolModel{Name: types.StringValue("fs"), Status: types.StringValue("STATUS_UNSPECIFIED"), NodeLabels: nodeLabels(wellknown.NodePoolLabel, "fs", "tpu-v6e-slice", "4x4"),
 				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("flex-start-unqueued"), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(false),
 				AutoRepair: types.BoolValue(false), AutoUpgrade: types.BoolValue(false)}},
 		{name: "tutorial flex pool", role: flexStartRole, np: &containerpb.NodePool{Name: "dws-pool", Status: containerpb.NodePool_RUNNING,
 			Config: &containerpb.NodeConfig{FlexStart: ptr(true), MachineType: "ct6e-standard-4t"}, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"},
 			QueuedProvisioning: &containerpb.NodePool_QueuedProvisioning{Enabled: true}, Management: &containerpb.NodeManagement{AutoRepair: true, AutoUpgrade: true}},
-			want: poolModel{Name: types.StringValue("dws-pool"), Status: types.StringValue("RUNNING"), NodeLabels: nodeLabels("dws-pool", "tpu-v6e-slice", "4x4"),
+			want: poolModel{Name: types.StringValue("dws-pool"), Status: types.StringValue("RUNNING"), NodeLabels: nodeLabels(wellknown.NodePoolLabel, "dws-pool", "tpu-v6e-slice", "4x4"),
 				ReservationAffinity: types.StringNull(), Provisioning: types.StringValue("flex-start"), FlexStartEnabled: types.BoolValue(true), QueuedProvisioning: types.BoolValue(true),
 				AutoRepair: types.BoolValue(true), AutoUpgrade: types.BoolValue(true)}},
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/catalog"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/tfvalue"
@@ -82,21 +81,41 @@ func validateUnknownTPU(m *tpuPoolPairModel, diags *diag.Diagnostics) {
 	}
 }
 
-// validateSliceBounds: GKE scales a multi-host slice whole, so the autoscaling bounds are whole slices.
+// validateSliceBounds holds the pools to GKE's shape of a multi-host slice pool: one slice, scaled from 0 to the
+// whole slice and back (GKE's "About TPUs in GKE"). GKE refuses any other maximum ("Maximum node count N is not a
+// valid size of TPU pod slice with topology T", quoted in vllm-project/ci-infra#545); more slices are more pools.
 func validateSliceBounds(m *tpuPoolPairModel, s catalog.Slice, diags *diag.Diagnostics) {
 	if !s.MultiHost() {
+		if tfvalue.Known(m.Slices) && m.Slices.ValueInt64() > 1 {
+			diags.AddAttributeError(path.Root("slices"), "slices is for multi-host TPU slices",
+				fmt.Sprintf("A %s pool of %s is single-host: each node is a slice of its own, and the pool grows to max_nodes of them. Leave slices out and raise max_nodes instead.",
+					s.Topology, s.MachineType))
+		}
 		return
 	}
 	n := int64(s.NodesPerSlice)
-	for _, b := range []struct {
-		attr string
-		v    types.Int64
-	}{{"min_nodes", m.MinNodes}, {"max_nodes", m.MaxNodes}} {
-		if tfvalue.Known(b.v) && b.v.ValueInt64()%n != 0 {
-			lower := b.v.ValueInt64() / n * n
-			diags.AddAttributeError(path.Root(b.attr), b.attr+" is not a whole number of TPU slices",
-				fmt.Sprintf("A %s slice of %s spans %d nodes, and GKE scales multi-host slices whole, so %s must be a multiple of %d: use %d or %d instead of %d.",
-					s.Topology, s.MachineType, n, b.attr, n, lower, lower+n, b.v.ValueInt64()))
+	if tfvalue.Known(m.MaxNodes) && m.MaxNodes.ValueInt64() != n {
+		detail := fmt.Sprintf("A %s slice of %s spans %d nodes, and a multi-host slice pool holds exactly one slice: GKE refuses any other maximum "+
+			"(\"Maximum node count %d is not a valid size of TPU pod slice with topology %q\"). Set max_nodes = %d.",
+			s.Topology, s.MachineType, n, m.MaxNodes.ValueInt64(), s.Topology, n)
+		if k := m.MaxNodes.ValueInt64() / n; k > 1 && m.MaxNodes.ValueInt64()%n == 0 {
+			detail += fmt.Sprintf(" For %d slices at once, also set slices = %d: each plan then gets %d pools of one slice, which one Kueue flavor selects through node_labels.", k, k, k)
+		}
+		diags.AddAttributeError(path.Root("max_nodes"), "A multi-host TPU slice pool holds one slice", detail)
+	}
+	if tfvalue.Known(m.MinNodes) && m.MinNodes.ValueInt64() != 0 && m.MinNodes.ValueInt64() != n {
+		diags.AddAttributeError(path.Root("min_nodes"), "A multi-host TPU slice scales whole",
+			fmt.Sprintf("A %s slice of %s spans %d nodes, and GKE scales it from 0 to the whole slice and back: min_nodes must be 0 or %d, not %d.",
+				s.Topology, s.MachineType, n, n, m.MinNodes.ValueInt64()))
+	}
+	if !tfvalue.Known(m.Slices) {
+		return
+	}
+	for _, role := range poolRoles {
+		if p, ok := role.decodePool(role.get(m.pair())); ok && tfvalue.Known(p.Name) {
+			if why := sliceNameError(p.Name.ValueString(), m.Slices.ValueInt64()); why != "" {
+				diags.AddAttributeError(path.Root(role.attr).AtName("name"), "Pool name too long for its slices", why)
+			}
 		}
 	}
 }
