@@ -603,3 +603,50 @@ func TestAccTPU7x(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccTPUPoolPair_twoSlicesInAPool: pools an earlier release made with two slices each (max_nodes 8 on a 4-node
+// slice, which GKE refuses) plan an error that names the fix, and the fix updates them in place: each keeps its nodes'
+// pool, its maximum becomes one slice, and a second pool of each plan joins it. Nothing is deleted.
+func TestAccTPUPoolPair_twoSlicesInAPool(t *testing.T) {
+	t.Parallel() // GKE only, on a cluster of its own
+	ref := createTestCluster(t, "acc-two-in-one")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		CheckDestroy:             checkPairDestroyed(ref, "od", "od-2", "dws", "dws-2"),
+		Steps: []resource.TestStep{
+			{Config: pairConfig(ref.Name, "od", "dws", 4)},
+			{
+				// As 0.1.x made them: a maximum of two slices on each pool, beside Terraform.
+				PreConfig: func() {
+					for _, pool := range []string{"od", "dws"} {
+						if err := emu.Edit(ref.String()+"/nodePools/"+pool, "autoscaling.maxNodeCount", []byte("8")); err != nil {
+							t.Fatal(err)
+						}
+					}
+				},
+				Config:      pairConfig(ref.Name, "od", "dws", 8),
+				PlanOnly:    true,
+				ExpectError: messageRE("For 2 slices at once, also set slices = 2"),
+			},
+			{
+				Config: withSlices(pairConfig(ref.Name, "od", "dws", 4), 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(pairAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if n := emu.For(ref.Name).Calls()["DeleteNodePool"]; n != 0 {
+						return fmt.Errorf("%d node pools deleted, want none", n)
+					}
+					pools := testPools(t, ref)
+					for _, name := range []string{"od", "od-2", "dws", "dws-2"} {
+						if np := pools[name]; np.GetAutoscaling().GetMaxNodeCount() != 4 {
+							return fmt.Errorf("pool %s: max nodes %d, want one slice, 4 (pools %v)", name, np.GetAutoscaling().GetMaxNodeCount(), poolNames(pools))
+						}
+					}
+					return nil
+				},
+			},
+			{Config: withSlices(pairConfig(ref.Name, "od", "dws", 4), 2), PlanOnly: true},
+		},
+	})
+}
