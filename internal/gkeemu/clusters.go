@@ -2,6 +2,7 @@ package gkeemu
 
 import (
 	"fmt"
+	"log"
 	"regexp"
 	"sort"
 	"strings"
@@ -136,7 +137,7 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 		return nil, invalid("Cluster must be specified.")
 	}
 	if !nameRE.MatchString(in.Name) {
-		return nil, invalid("Invalid value for field 'cluster.name': %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)'", in.Name)
+		return nil, invalid("Invalid value for field \"cluster.name\": %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)' (only alphanumerics and '-' allowed, must start with a letter and end with an alphanumeric, and must be no longer than 40 characters).", in.Name)
 	}
 	name := clusterName(project, location, in.Name)
 	if _, exists := s.clusters[name]; exists {
@@ -185,7 +186,9 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 	pb.NodeConfig, _ = proto.Clone(pb.NodePools[0].GetConfig()).(*containerpb.NodeConfig)
 	// Last, once nothing can refuse the cluster: a refused create must not hold a control plane.
 	if err := s.openPlane(name, pb); err != nil {
-		return nil, errorf(codes.Internal, "Internal error encountered: starting the control plane: %v.", err)
+		// GKE's 500 says no more (madhuakula/kubernetes-goat#13); the cause is the local stack's, in its log.
+		log.Printf("gkeemu: cluster %s: starting its control plane: %v", name, err)
+		return nil, errorf(codes.Internal, "Internal error encountered.")
 	}
 	s.clusters[name] = c
 	return s.startOp(c, containerpb.Operation_CREATE_CLUSTER, name, func() *apiError {
@@ -285,7 +288,7 @@ func (s *Server) updateCluster(r *request) (proto.Message, *apiError) {
 	}
 	u := req.GetUpdate()
 	if u == nil {
-		return nil, invalid("Update must be specified.")
+		return nil, invalid("Must provide an update.") // GKE's words: pulumi/pulumi-google-native#418
 	}
 	// A node pool's autoscaling is changed through the cluster ("gcloud container clusters update --node-pool").
 	if u.DesiredNodePoolAutoscaling != nil {
@@ -346,7 +349,7 @@ func (s *Server) setAddons(r *request) (proto.Message, *apiError) {
 		return nil, e
 	}
 	if req.AddonsConfig == nil {
-		return nil, invalid("Addons config must be specified.")
+		return nil, invalid("Addons_config must be specified.") // GKE's words: GoogleCloudPlatform/cloud-foundation-toolkit#799
 	}
 	return s.mutateCluster(r, func(c *cluster) (func(), *apiError) {
 		return func() { c.pb.AddonsConfig = mergeAddons(c.pb.AddonsConfig, req.AddonsConfig) }, nil

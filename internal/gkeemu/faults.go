@@ -273,7 +273,7 @@ func stockMessage(c codes.Code) string {
 	case codes.Unavailable:
 		return "The service is currently unavailable."
 	case codes.Unauthenticated:
-		return "Request had invalid authentication credentials."
+		return unauthenticatedMessage
 	default:
 		return "Internal error encountered."
 	}

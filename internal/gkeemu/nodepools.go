@@ -133,7 +133,7 @@ func describeAccelerators(accs []*containerpb.AcceleratorConfig) string {
 // topologies, autoscaling bounds, and the flex-start and queued-provisioning constraints.
 func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 	if !nameRE.MatchString(np.Name) {
-		return invalid("Invalid value for field 'nodePool.name': %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)'", np.Name)
+		return invalid("Invalid value for field \"node_pool.name\": %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)' (only lowercase alphanumerics and '-' allowed, must start with a letter and end with an alphanumeric, and must be no longer than 40 characters).", np.Name)
 	}
 	if np.Config == nil {
 		np.Config = &containerpb.NodeConfig{}
@@ -201,7 +201,8 @@ func validateAutoscaling(np *containerpb.NodePool, as *containerpb.NodePoolAutos
 		return invalid("Minimum node count %d must be non-negative.", minN)
 	}
 	if maxN < 1 {
-		return invalid("Maximum node count %d must be at least 1 when autoscaling is enabled.", maxN)
+		// GKE's words (terraform-google-modules/terraform-google-kubernetes-engine#1554).
+		return invalid("Node_pool_autoscaling.max_node_count and node_pool_autoscaling.total_max_node_count cannot be both set to zero.")
 	}
 	if minN > maxN {
 		return invalid("Minimum node count %d cannot be greater than maximum node count %d.", minN, maxN)
@@ -535,14 +536,15 @@ func (s *Server) setNodePoolManagement(r *request) (proto.Message, *apiError) {
 	})
 }
 
-// checkAutoUpgrade refuses auto-upgrade off on a cluster enrolled in a release channel, in GKE's words (as users
-// report them: "Auto_upgrade must be true when release_channel STABLE is set.").
+// checkAutoUpgrade refuses auto-upgrade off on a cluster enrolled in a release channel, in GKE's words
+// ("Auto_upgrade cannot be false when release_channel REGULAR is set.", nkoson/gke-tutorial#8,
+// Percona-Lab/jenkins-pipelines#471).
 func checkAutoUpgrade(c *cluster, m *containerpb.NodeManagement) *apiError {
 	ch := c.pb.GetReleaseChannel().GetChannel()
 	if m == nil || m.AutoUpgrade || ch == containerpb.ReleaseChannel_UNSPECIFIED {
 		return nil
 	}
-	return invalid("Auto_upgrade must be true when release_channel %s is set.", ch)
+	return invalid("Auto_upgrade cannot be false when release_channel %s is set.", ch)
 }
 
 // checkSurge refuses a surge upgrade that may neither add nor take away a node (GKE docs, node pool upgrade

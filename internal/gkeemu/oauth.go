@@ -79,7 +79,7 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if claims.Exp < s.opts.Now().Unix() {
-		oauthError("invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
+		oauthError("invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values and use a clock with skew to account for clock differences between systems.") // fastlane/fastlane#14972
 		return
 	}
 	b := make([]byte, 24)

@@ -218,7 +218,7 @@ func (s *Server) authenticate(r *http.Request) *apiError {
 			return nil
 		}
 	}
-	return errorf(codes.Unauthenticated, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+	return errorf(codes.Unauthenticated, unauthenticatedMessage)
 }
 
 // clusterOf names the cluster a call is about, "" for a call about none (ListClusters). Callers hold s.mu.
@@ -317,3 +317,6 @@ func (s *Server) HandleAdmin(name string, h http.Handler) {
 	}
 	s.extraAdmin[name] = h
 }
+
+// unauthenticatedMessage is Google's front end's 401 (kubernetes-sigs/external-dns#2055, kubeflow/kubeflow#4985).
+const unauthenticatedMessage = "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."

@@ -168,7 +168,7 @@ func TestNodePoolValidation(t *testing.T) {
 		{"queued without autoscaling", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"queuedProvisioning":{"enabled":true}}}`, 400, "requires autoscaling"},
 		{"queued with minimum", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t"},"placementPolicy":{"tpuTopology":"4x4"},"queuedProvisioning":{"enabled":true},"autoscaling":{"enabled":true,"minNodeCount":4,"maxNodeCount":4}}}`, 400, "total minimum node count of 0"},
 		{"flex-start consuming reservations", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","flexStart":true,"reservationAffinity":{"consumeReservationType":"ANY_RESERVATION"}}}}`, 400, "cannot consume reservations"},
-		{"bad name", `{"nodePool":{"name":"Bad_Name","config":{"machineType":"n2-standard-8"}}}`, 400, "Invalid value for field 'nodePool.name'"},
+		{"bad name", `{"nodePool":{"name":"Bad_Name","config":{"machineType":"n2-standard-8"}}}`, 400, `Invalid value for field "node_pool.name": "Bad_Name". Must be a match of regex`},
 		{"unknown field", `{"nodePool":{"name":"a","bogus":1}}`, 400, "Invalid JSON payload received"},
 	}
 	h := newHarness(t, 0)

@@ -55,7 +55,7 @@ func TestAccTPUPoolPair_lifecycle(t *testing.T) {
 			},
 			{
 				Config:      lifecycleConfig("life", `, max_surge = 3, auto_upgrade = false`, ``),
-				ExpectError: regexp.MustCompile(`Auto_upgrade must be true\s+when release_channel REGULAR is set`),
+				ExpectError: regexp.MustCompile(`Auto_upgrade cannot be false\s+when release_channel REGULAR is set`),
 			},
 			{
 				Config: lifecycleConfig("life", `, max_surge = 3`, ``),

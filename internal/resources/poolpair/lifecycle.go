@@ -49,7 +49,7 @@ func lifecycleAttributes(role string, autoRepair bool) map[string]schema.Attribu
 			Computed: true,
 			Default:  booldefault.StaticBool(true),
 			MarkdownDescription: "Whether GKE upgrades the " + role + " pool's nodes with the cluster (gcloud's `--[no-]enable-autoupgrade`, default `true`). " +
-				"GKE refuses `false` on a cluster enrolled in a release channel (`Auto_upgrade must be true when release_channel REGULAR is set.`): set the cluster's `release_channel = \"UNSPECIFIED\"` first. Updated in place.",
+				"GKE refuses `false` on a cluster enrolled in a release channel (`Auto_upgrade cannot be false when release_channel REGULAR is set.`): set the cluster's `release_channel = \"UNSPECIFIED\"` first. Updated in place.",
 		},
 	}
 }
