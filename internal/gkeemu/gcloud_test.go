@@ -51,7 +51,8 @@ func TestGcloudTutorial(t *testing.T) {
 	// A second slice in a multi-host pool, which GKE refuses (vllm-project/ci-infra#545 quotes its words).
 	out, err := g.Try("container", "clusters", "update", "tpu-cluster", "--node-pool=dws-pool", "--location=us-east5-b",
 		"--enable-autoscaling", "--min-nodes=0", "--max-nodes=8")
-	if err == nil || !strings.Contains(out, "code=400") || !strings.Contains(out, `Maximum node count 8 is not a valid size of TPU pod slice with topology`) {
+	// This gcloud command prints the status name where node-pools create prints code=400.
+	if err == nil || !strings.Contains(out, "INVALID_ARGUMENT") || !strings.Contains(out, `Maximum node count 8 is not a valid size of TPU pod slice with topology`) {
 		t.Errorf("max-nodes 8 on a 4-node slice pool: err=%v, output %q; want GKE's 400", err, out)
 	}
 	// A field nothing here sets at creation, which GKE changes in place all the same.
