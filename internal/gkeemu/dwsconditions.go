@@ -94,11 +94,7 @@ func (d *DWS) play(ctx context.Context, pr *unstructured.Unstructured, mode DWSM
 		return
 	}
 	selector, nodes := d.capacity(ctx, pr)
-	if _, fits := d.emu.place(d.scope, selector, nodes); !fits {
-		reason, message := d.refusal(selector, nodes)
-		cs.set(condAccepted, false, reason, message)
-		cs.set(condFailed, true, reason, message)
-		_ = d.write(ctx, pr, cs)
+	if !d.waitForRoom(ctx, pr, cs, selector, nodes) {
 		return
 	}
 	cs.set(condAccepted, true, acceptedReason, acceptedMessage)
@@ -134,6 +130,44 @@ func (d *DWS) play(ctx context.Context, pr *unstructured.Unstructured, mode DWSM
 	d.emu.revoke(pr.GetUID())
 	cs.set(condCapacityRevoked, true, capacityRevokedReason, capacityRevokedMessage)
 	_ = d.write(ctx, pr, cs)
+}
+
+// refusalWindow is how long GKE keeps trying a request no queued pool can take before it fails it
+// (maxUnreconciledPeriod, 2 minutes, in GoogleCloudPlatform/cluster-autoscaler's
+// pkg/provisioningrequests/reconciler/composite_reconciler.go). It is not scaled: Kueue's retries are not either.
+const refusalWindow = 2 * time.Minute
+
+// waitForRoom is GKE's handling of a request that no queued pool in scope can take now: Accepted=False with the
+// reason, tried again until a pool has room (the nodes of a request that went are gone) or the window ends, when
+// the request is Failed with the same reason. It says whether the request fits.
+func (d *DWS) waitForRoom(ctx context.Context, pr *unstructured.Unstructured, cs conditions, selector map[string]string, nodes int) bool {
+	deadline := time.Now().Add(refusalWindow)
+	written := ""
+	for {
+		if _, fits := d.emu.place(d.scope, selector, nodes); fits {
+			return true
+		}
+		reason, message := d.refusal(selector, nodes)
+		if time.Now().After(deadline) {
+			cs.set(condAccepted, false, reason, message)
+			cs.set(condFailed, true, reason, message)
+			_ = d.write(ctx, pr, cs)
+			return false
+		}
+		// Written when it changes, as GKE's conditions keep their transition time.
+		if written != reason+message {
+			cs.set(condAccepted, false, reason, message)
+			if d.write(ctx, pr, cs) != nil {
+				return false
+			}
+			written = reason + message
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 func (d *DWS) write(ctx context.Context, pr *unstructured.Unstructured, cs conditions) error {
