@@ -173,17 +173,29 @@ type placement map[string]int
 // more, ProvisioningRequestSingleZoneInfeasible), so a request for more than a multi-host pool's one slice never fits.
 // ok is false when no pool can take it; then nothing is placed.
 func (s *Server) place(sc Scope, selector map[string]string, n int) (placement, bool) {
-	targets := s.poolTargets()
-	sort.Slice(targets, func(i, j int) bool { return targets[i].key() < targets[j].key() })
-	for _, t := range targets {
-		if !sc.has(t.clusterKey) || !t.queued || len(selector) == 0 || !selects(selector, newNode(t, "probe", "").Labels) {
-			continue
-		}
+	for _, t := range s.queuedPoolsFor(sc, selector) {
 		if n > 0 && n%t.sliceNodes == 0 && t.count+n <= t.maxNodes {
 			return placement{t.key(): n}, true
 		}
 	}
 	return nil, false
+}
+
+// queuedPoolsFor are the queued-provisioning pools in scope whose nodes the selector selects, in key order; none for
+// an empty selector.
+func (s *Server) queuedPoolsFor(sc Scope, selector map[string]string) []poolTarget {
+	if len(selector) == 0 {
+		return nil
+	}
+	targets := s.poolTargets()
+	sort.Slice(targets, func(i, j int) bool { return targets[i].key() < targets[j].key() })
+	var out []poolTarget
+	for _, t := range targets {
+		if sc.has(t.clusterKey) && t.queued && selects(selector, newNode(t, "probe", "").Labels) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func selects(selector, labels map[string]string) bool {

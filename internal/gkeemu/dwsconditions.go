@@ -111,7 +111,8 @@ func (d *DWS) play(ctx context.Context, pr *unstructured.Unstructured, mode DWSM
 	// Capacity is found now: the pools may have filled since the request was queued.
 	where, fits := d.emu.place(d.scope, selector, nodes)
 	if !fits {
-		cs.set(condProvisioned, false, poolSizeReason, poolSizeMessage+", affected nodepools: "+strings.Join(d.emu.matchingQueuedPools(d.scope, selector), ","))
+		reason, message := d.refusal(selector, nodes)
+		cs.set(condProvisioned, false, reason, message)
 		_ = d.write(ctx, pr, cs)
 		return
 	}
@@ -179,37 +180,21 @@ func (d *DWS) write(ctx context.Context, pr *unstructured.Unstructured, cs condi
 // refusal is GKE's reason and message for a request of n nodes that none of the queued pools in scope can take: none
 // matches, none could hold it even empty (one pool in one zone serves a request), or all are full.
 func (d *DWS) refusal(selector map[string]string, n int) (string, string) {
-	pools := d.emu.matchingQueuedPools(d.scope, selector)
-	switch {
-	case len(pools) == 0:
-		return noQueuedPoolReason, noQueuedPoolMessage
-	case n > d.emu.largestQueuedPool(d.scope, selector):
-		return singleZoneReason, fmt.Sprintf("%s, affected nodepools: %s", singleZoneMessage, strings.Join(pools, ","))
-	}
-	return poolSizeReason, fmt.Sprintf("%s, affected nodepools: %s", poolSizeMessage, strings.Join(pools, ","))
-}
-
-// largestQueuedPool is the most nodes any queued pool in scope that the selector selects can have.
-func (s *Server) largestQueuedPool(sc Scope, selector map[string]string) int {
+	var names []string
 	most := 0
-	for _, t := range s.poolTargets() {
-		if sc.has(t.clusterKey) && t.queued && selects(selector, newNode(t, "probe", "").Labels) {
-			most = max(most, t.maxNodes)
-		}
+	for _, t := range d.emu.queuedPoolsFor(d.scope, selector) {
+		names = append(names, t.pool)
+		most = max(most, t.maxNodes)
 	}
-	return most
-}
-
-// matchingQueuedPools names the queued-provisioning pools in scope whose nodes the selector selects.
-func (s *Server) matchingQueuedPools(sc Scope, selector map[string]string) []string {
-	var out []string
-	for _, t := range s.poolTargets() {
-		if sc.has(t.clusterKey) && t.queued && len(selector) > 0 && selects(selector, newNode(t, "probe", "").Labels) {
-			out = append(out, t.pool)
-		}
+	sort.Strings(names)
+	pools := strings.Join(names, ",")
+	switch {
+	case len(names) == 0:
+		return noQueuedPoolReason, noQueuedPoolMessage
+	case n > most:
+		return singleZoneReason, fmt.Sprintf("%s, affected nodepools: %s", singleZoneMessage, pools)
 	}
-	sort.Strings(out)
-	return out
+	return poolSizeReason, fmt.Sprintf("%s, affected nodepools: %s", poolSizeMessage, pools)
 }
 
 // revoke takes back the nodes a request holds, as GCE deletes flex-start VMs at the end of their run.
