@@ -3,6 +3,7 @@ package poolpair
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -258,7 +259,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 	*st = *prior
 	st.Timeouts, st.Cluster = plan.Timeouts, plan.Cluster
 	names := map[poolRole]string{onDemandRole: oldOnDemand, flexStartRole: oldFlex}
-	oldBase := map[poolRole]string{onDemandRole: oldOnDemand, flexStartRole: oldFlex}
+	oldBase := maps.Clone(names) // names follows the replacements below
 	if plan.NodeLocations.IsUnknown() {
 		// Left out, and a pool moved by hand: back to the zones the pools were made in.
 		plan.NodeLocations = zonesMadeIn(readPoolBaselines(ctx, req.Private, &resp.Diagnostics), oldOnDemand, oldFlex)
@@ -300,7 +301,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 	}
 	for _, role := range poolRoles {
 		want, _ := role.decodePool(role.get(plan))
-		if err := r.updateSlicePools(ctx, client, ref, role, want, oldBase[role], pools, planned, P(&planM)); err != nil {
+		if err := r.updateSlicePools(ctx, client, ref, role, want, oldBase[role], pools, planned, P(&planM), &resp.Diagnostics); err != nil {
 			resp.Diagnostics.AddError(fmt.Sprintf("updating the slices of %s node pool (%s)", r.kind.noun, want.Name.ValueString()), err.Error())
 			return
 		}

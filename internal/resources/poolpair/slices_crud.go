@@ -27,7 +27,7 @@ func (r *poolPairResource[M, P]) createSlicePool(ctx context.Context, client *gk
 // updateSlicePools makes role's further slices what the plan says, after its first pool is: each pool the plan
 // keeps is kept unless it must be made again (a setting only a new pool takes, a name, ERROR, or drift the plan
 // named), missing ones are made, and those of oldBase the plan no longer has are deleted. pools follows the changes.
-func (r *poolPairResource[M, P]) updateSlicePools(ctx context.Context, client *gke.Client, ref clusterscope.Ref, role poolRole, want poolModel, oldBase string, pools map[string]*containerpb.NodePool, planned map[string][]string, m pairModel) error {
+func (r *poolPairResource[M, P]) updateSlicePools(ctx context.Context, client *gke.Client, ref clusterscope.Ref, role poolRole, want poolModel, oldBase string, pools map[string]*containerpb.NodePool, planned map[string][]string, m pairModel, diags *diag.Diagnostics) error {
 	base := want.Name.ValueString()
 	keep := slicePoolNames(base, m.slices())[1:]
 	for _, name := range sliceMembers(pools, oldBase) {
@@ -54,8 +54,8 @@ func (r *poolPairResource[M, P]) updateSlicePools(ctx context.Context, client *g
 				delete(pools, name)
 			}
 		}
-		var diags diag.Diagnostics
-		np, err := r.createSlicePool(ctx, client, ref, role, want, m, name, &diags)
+		// An adopted pool left as it is warns, as the first pool's adoption does.
+		np, err := r.createSlicePool(ctx, client, ref, role, want, m, name, diags)
 		if err != nil {
 			return fmt.Errorf("creating node pool %s: %w", name, err)
 		}
