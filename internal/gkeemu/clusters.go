@@ -134,7 +134,7 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 	project, location := r.parts[1], r.parts[3]
 	in := req.GetCluster()
 	if in == nil {
-		return nil, invalid("Cluster must be specified.")
+		return nil, invalid("gkeemu: the request has no \"cluster\" field; send the cluster to create in it.")
 	}
 	if !nameRE.MatchString(in.Name) {
 		return nil, invalid("Invalid value for field \"cluster.name\": %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)' (only alphanumerics and '-' allowed, must start with a letter and end with an alphanumeric, and must be no longer than 40 characters).", in.Name)
@@ -366,7 +366,11 @@ func (s *Server) setResourceLabels(r *request) (proto.Message, *apiError) {
 		return nil, e
 	}
 	if req.LabelFingerprint != "" && req.LabelFingerprint != c.pb.LabelFingerprint {
-		return nil, errorf(codes.FailedPrecondition, "Labels could not be set due to fingerprint mismatch; try again with the latest fingerprint.")
+		// "Labels could not be set due to fingerprint mismatch" is GKE's, as rancher/gke-operator (pkg/gke/update.go)
+		// matches it to retry; the rest of GKE's sentence is not on record, so the message is the emulator's, with
+		// that phrase kept for such clients.
+		return nil, errorf(codes.FailedPrecondition, "gkeemu: Labels could not be set due to fingerprint mismatch: the request's labelFingerprint %q is not the cluster's %q; read the cluster again and send its labelFingerprint.",
+			req.LabelFingerprint, c.pb.LabelFingerprint)
 	}
 	return s.mutateCluster(r, func(c *cluster) (func(), *apiError) {
 		return func() {

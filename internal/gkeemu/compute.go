@@ -52,7 +52,7 @@ func (s *Server) serveCompute(w http.ResponseWriter, r *http.Request) {
 		}
 		count, err := strconv.Atoi(in.SpecificReservation.Count)
 		if err != nil {
-			writeError(w, invalid("Invalid value for field 'resource.specificReservation.count': '%s'.", in.SpecificReservation.Count))
+			writeError(w, invalid("gkeemu: reservation count '%s' (specificReservation.count) is not a whole number.", in.SpecificReservation.Count))
 			return
 		}
 		machineType := in.SpecificReservation.InstanceProperties.MachineType

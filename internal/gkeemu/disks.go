@@ -12,17 +12,17 @@ import (
 
 // validateBootDisk refuses a boot disk GKE would: an unknown type, a type the machine family cannot boot from (in
 // the words users report from GKE: "pd-standard disk type cannot be used by a4-highgpu-8g machine type."), or less
-// than GKE's 10 GB. The texts of the first and the last are the emulator's own, in GKE's error shape: GKE's are not
-// on record.
+// than GKE's 10 GB. GKE's texts for the first and the last are not on record: those are the emulator's plain words,
+// marked "gkeemu:".
 func validateBootDisk(machineType, diskType string, sizeGB int32) *apiError {
 	if diskType != "" && !slices.Contains(catalog.DiskTypes, diskType) {
-		return invalid("Invalid value for field 'diskType': %q. Must be one of %s.", diskType, strings.Join(catalog.DiskTypes, ", "))
+		return invalid("gkeemu: disk type %q is not one of %s.", diskType, strings.Join(catalog.DiskTypes, ", "))
 	}
 	if diskType != "" && !catalog.TakesDisk(machineType, diskType) {
 		return invalid("%s disk type cannot be used by %s machine type.", diskType, machineType)
 	}
 	if sizeGB != 0 && sizeGB < catalog.MinDiskSizeGB {
-		return invalid("Invalid value for field 'diskSizeGb': %d. Disk size must be at least %d GB.", sizeGB, catalog.MinDiskSizeGB)
+		return invalid("gkeemu: boot disk size %d GB is too small: it must be at least %d GB.", sizeGB, catalog.MinDiskSizeGB)
 	}
 	return nil
 }

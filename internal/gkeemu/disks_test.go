@@ -19,8 +19,8 @@ func TestBootDisk(t *testing.T) {
 		{"ct6e-standard-4t", "pd-balanced", 0, "pd-balanced disk type cannot be used by ct6e-standard-4t machine type."},
 		{"ct5p-hightpu-4t", "hyperdisk-balanced", 0, "hyperdisk-balanced disk type cannot be used by ct5p-hightpu-4t machine type."},
 		{"a3-highgpu-8g", "pd-ssd", 0, ""},
-		{"a3-highgpu-8g", "pd-fast", 0, "'diskType'"},
-		{"ct6e-standard-4t", "", 9, "at least 10 GB"},
+		{"a3-highgpu-8g", "pd-fast", 0, `gkeemu: disk type "pd-fast" is not one of`},
+		{"ct6e-standard-4t", "", 9, "gkeemu: boot disk size 9 GB is too small: it must be at least 10 GB."},
 	} {
 		e := validateBootDisk(tc.machine, tc.disk, tc.size)
 		switch {

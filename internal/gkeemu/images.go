@@ -31,19 +31,19 @@ func (s *Server) AddImage(project, name string) error {
 }
 
 // checkBootDisks (s.mu held) refuses secondary boot disks whose image is not a path GKE takes, or does not exist.
-// GKE's words for a missing image are not on record; the refusal is Compute's not-found phrase in GKE's 400 shape.
+// GKE's words for either are not on record; the refusals are 400s in plain words, marked "gkeemu:".
 func (s *Server) checkBootDisks(c *cluster, np *containerpb.NodePool) *apiError {
 	for i, d := range np.GetConfig().GetSecondaryBootDisks() {
 		m := diskImageRE.FindStringSubmatch(d.GetDiskImage())
 		if m == nil {
-			return invalid("Invalid value for field 'nodePool.config.secondaryBootDisks[%d].diskImage': %q. Must be global/images/IMAGE or projects/PROJECT/global/images/IMAGE.", i, d.GetDiskImage())
+			return invalid("gkeemu: the image of secondary boot disk %d, %q, must be global/images/IMAGE or projects/PROJECT/global/images/IMAGE.", i, d.GetDiskImage())
 		}
 		project := m[2]
 		if project == "" {
 			project = c.project
 		}
 		if full := "projects/" + project + "/global/images/" + m[3]; !s.images[full] {
-			return invalid("Secondary boot disk %d of node pool %q: the resource '%s' was not found.", i, np.GetName(), full)
+			return invalid("gkeemu: secondary boot disk %d of node pool %q: image '%s' was not found; make it first with the admin API (POST /emulator/v1/images).", i, np.GetName(), full)
 		}
 	}
 	return nil

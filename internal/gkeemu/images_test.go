@@ -28,8 +28,8 @@ func TestSecondaryBootDisks(t *testing.T) {
 		code       int
 		want       string
 	}{
-		{"not an image path", pool("a", "ray-tpu"), 400, "Must be global/images/IMAGE"},
-		{"missing", pool("a", "global/images/nope"), 400, "the resource 'projects/p/global/images/nope' was not found"},
+		{"not an image path", pool("a", "ray-tpu"), 400, `gkeemu: the image of secondary boot disk 0, "ray-tpu", must be global/images/IMAGE`},
+		{"missing", pool("a", "global/images/nope"), 400, `gkeemu: secondary boot disk 0 of node pool "a": image 'projects/p/global/images/nope' was not found`},
 		{"another project's, missing", pool("a", "projects/other/global/images/ray-tpu"), 400, "projects/other/global/images/ray-tpu' was not found"},
 		{"the pool's project", pool("a", "global/images/ray-tpu"), 200, ""},
 		{"a shared one", pool("b", "projects/shared/global/images/ray-tpu"), 200, ""},

@@ -32,9 +32,9 @@ func TestNodePoolLocations(t *testing.T) {
 		want             string
 	}{
 		{"not a zone", east, tpuPool("a", "us-east5"), 400, `Location "us-east5" does not exist.`},
-		{"another region", east, tpuPool("a", "us-central1-b"), 400, "zones of the cluster's region us-east5; us-central1-b is not"},
+		{"another region", east, tpuPool("a", "us-central1-b"), 400, "gkeemu: node pool locations must be zones of the cluster's region us-east5; us-central1-b is not."},
 		{"a zone without v6e", east, tpuPool("a", "us-east5-c"), 400, `Invalid machine type "ct6e-standard-4t" in zone "us-east5-c": GCE_NOT_FOUND`},
-		{"a multi-host slice in two zones", east, tpuPool("a", "us-east5-a", "us-east5-b"), 400, "multi-host TPU slice (4x4 of ct6e-standard-4t), which takes one zone"},
+		{"a multi-host slice in two zones", east, tpuPool("a", "us-east5-a", "us-east5-b"), 400, "gkeemu: node pool a is a multi-host TPU slice (4x4 of ct6e-standard-4t), which takes one zone, not 2"},
 		{"another zone of the region", east, tpuPool("moved", "us-east5-a"), 200, ""},
 		{"the cluster's zone", east, tpuPool("here"), 200, ""},
 		{"the cluster's zone, without v6e", noV6e, tpuPool("a"), 400, `Invalid machine type "ct6e-standard-4t" in zone "us-east5-c": GCE_NOT_FOUND`},

@@ -47,13 +47,13 @@ func slice(np *containerpb.NodePool) (catalog.Slice, *apiError) {
 	topology := np.GetPlacementPolicy().GetTpuTopology()
 	if !catalog.IsTPU(mt) {
 		if topology != "" {
-			return catalog.Slice{}, invalid("TPU topology can only be specified for TPU machine types; %q is not one.", mt)
+			return catalog.Slice{}, invalid("gkeemu: machine type %q is not a TPU machine type, so the pool cannot have a TPU topology; remove placementPolicy.tpuTopology.", mt)
 		}
 		return catalog.Slice{MachineType: mt, NodesPerSlice: 1}, nil
 	}
 	m, ok := catalog.Lookup(mt)
 	if !ok {
-		return catalog.Slice{}, invalid("Invalid machine type %q: it is not a supported TPU machine type.", mt)
+		return catalog.Slice{}, invalid("gkeemu: %q is not a TPU machine type the emulator knows; use one from its catalog of GKE's TPU machine types.", mt)
 	}
 	if m.NeedsWorkloadPolicy {
 		return workloadPolicySlice(np, m)
@@ -63,7 +63,7 @@ func slice(np *containerpb.NodePool) (catalog.Slice, *apiError) {
 	}
 	sl, err := catalog.NewSlice(mt, topology)
 	if err != nil {
-		return catalog.Slice{}, invalid("Invalid TPU topology %q for machine type %q: %v.", topology, mt, err)
+		return catalog.Slice{}, invalid("gkeemu: TPU topology %q cannot be used with machine type %q: %v.", topology, mt, err)
 	}
 	return sl, nil
 }
@@ -90,7 +90,7 @@ func workloadPolicySlice(np *containerpb.NodePool, m catalog.MachineType) (catal
 	}
 	sl, err := catalog.NewSlice(m.Name, pp.GetTpuTopology())
 	if err != nil {
-		return catalog.Slice{}, invalid("Invalid TPU topology %q for machine type %q: %v.", pp.GetTpuTopology(), m.Name, err)
+		return catalog.Slice{}, invalid("gkeemu: TPU topology %q cannot be used with machine type %q: %v.", pp.GetTpuTopology(), m.Name, err)
 	}
 	return sl, nil
 }
@@ -110,13 +110,13 @@ func validateGPUs(np *containerpb.NodePool) *apiError {
 	}
 	accs := cfg.GetAccelerators()
 	if len(accs) > 1 || (len(accs) == 1 && (accs[0].GetAcceleratorType() != g.Accelerator || accs[0].GetAcceleratorCount() != int64(g.Count))) {
-		return invalid("Accelerator %s is not compatible with machine type %s, which comes with %d x %s.", describeAccelerators(accs), mt, g.Count, g.Accelerator)
+		return invalid("gkeemu: machine type %s comes with %d x %s, but the pool asks for %s; ask for exactly those accelerators, or for none.", mt, g.Count, g.Accelerator, describeAccelerators(accs))
 	}
 	if g.NoFlexStart && cfg.GetFlexStart() {
-		return invalid("Machine type %s does not support flex-start VMs.", mt)
+		return invalid("gkeemu: machine type %s is not offered as flex-start VMs; choose another machine type or turn flexStart off.", mt)
 	}
 	if g.NoOnDemand && !cfg.GetFlexStart() && !cfg.GetSpot() && !cfg.GetPreemptible() {
-		return invalid("Machine type %s can only be created as Spot or flex-start VMs.", mt)
+		return invalid("gkeemu: machine type %s is offered only as Spot or flex-start VMs, not on demand; set spot or flexStart.", mt)
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 		return e
 	}
 	if np.InitialNodeCount < 0 {
-		return invalid("Invalid value for field 'nodePool.initialNodeCount': %d. Must be non-negative.", np.InitialNodeCount)
+		return invalid("gkeemu: initial node count %d must not be negative.", np.InitialNodeCount)
 	}
 	if e := validateAutoscaling(np, np.Autoscaling, sl); e != nil {
 		return e
@@ -158,7 +158,7 @@ func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 	consumesReservation := consumes != containerpb.ReservationAffinity_UNSPECIFIED && consumes != containerpb.ReservationAffinity_NO_RESERVATION
 	if consumes == containerpb.ReservationAffinity_SPECIFIC_RESERVATION &&
 		(np.Config.ReservationAffinity.Key != reservationNameKey || len(np.Config.ReservationAffinity.Values) != 1) {
-		return invalid("Reservation affinity SPECIFIC_RESERVATION requires key %q and one value naming the reservation.", reservationNameKey)
+		return invalid("gkeemu: a SPECIFIC_RESERVATION affinity needs the key %q and exactly one value, the reservation's name.", reservationNameKey)
 	}
 	if e := validateMaxRunDuration(np.Name, np.Config.GetMaxRunDuration(), np.Config.GetFlexStart() || np.GetQueuedProvisioning().GetEnabled()); e != nil {
 		return e
@@ -168,18 +168,18 @@ func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 	}
 	if np.Config.GetFlexStart() {
 		if consumesReservation {
-			return invalid("Flex-start node pools cannot consume reservations; set reservation affinity to NO_RESERVATION.")
+			return invalid("gkeemu: a flex-start node pool cannot consume reservations; set its reservation affinity to NO_RESERVATION.")
 		}
 		if np.Config.Spot || np.Config.Preemptible {
-			return invalid("Flex-start cannot be combined with Spot or preemptible VMs.")
+			return invalid("gkeemu: a flex-start node pool cannot also use Spot or preemptible VMs; choose one of them.")
 		}
 	}
 	if np.GetQueuedProvisioning().GetEnabled() {
 		if !np.GetAutoscaling().GetEnabled() {
-			return invalid("Queued provisioning requires autoscaling to be enabled on the node pool.")
+			return invalid("gkeemu: a node pool with queued provisioning needs autoscaling enabled.")
 		}
 		if np.InitialNodeCount != 0 {
-			return invalid("Queued provisioning requires the initial node count to be 0, got %d.", np.InitialNodeCount)
+			return invalid("gkeemu: a node pool with queued provisioning must start with 0 nodes, not %d; set the initial node count to 0.", np.InitialNodeCount)
 		}
 		if consumesReservation {
 			// GKE's words (terraform-provider-google#18341).
@@ -198,23 +198,23 @@ func validateAutoscaling(np *containerpb.NodePool, as *containerpb.NodePoolAutos
 		minN, maxN = as.TotalMinNodeCount, as.TotalMaxNodeCount
 	}
 	if minN < 0 {
-		return invalid("Minimum node count %d must be non-negative.", minN)
+		return invalid("gkeemu: minimum node count %d must not be negative.", minN)
 	}
 	if maxN < 1 {
 		// GKE's words (terraform-google-modules/terraform-google-kubernetes-engine#1554).
 		return invalid("Node_pool_autoscaling.max_node_count and node_pool_autoscaling.total_max_node_count cannot be both set to zero.")
 	}
 	if minN > maxN {
-		return invalid("Minimum node count %d cannot be greater than maximum node count %d.", minN, maxN)
+		return invalid("gkeemu: minimum node count %d is greater than maximum node count %d.", minN, maxN)
 	}
 	if maxN > 1000 {
-		return invalid("Maximum node count %d exceeds the per-zone limit of 1000.", maxN)
+		return invalid("gkeemu: maximum node count %d is over the limit of 1000 nodes per zone.", maxN)
 	}
 	if e := validateSliceBounds(as, sl); e != nil {
 		return e
 	}
 	if np.GetQueuedProvisioning().GetEnabled() && minN != 0 {
-		return invalid("Queued provisioning requires a total minimum node count of 0, got %d.", minN)
+		return invalid("gkeemu: a node pool with queued provisioning must have a minimum node count of 0, not %d.", minN)
 	}
 	return nil
 }
@@ -335,7 +335,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	}
 	np := req.GetNodePool()
 	if np == nil {
-		return nil, invalid("Node pool must be specified.")
+		return nil, invalid("gkeemu: the request has no \"nodePool\" field; send the node pool to create in it.")
 	}
 	np, _ = proto.Clone(np).(*containerpb.NodePool)
 	name := clusterName(r.parts[1], r.parts[3], r.parts[5]) + "/nodePools/" + np.Name
@@ -346,7 +346,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 		return nil, e
 	}
 	if c.pb.Status != containerpb.Cluster_RUNNING {
-		return nil, errorf(codes.FailedPrecondition, "Cluster %s is not ready: its status is %s.", c.pb.Name, c.pb.Status)
+		return nil, errorf(codes.FailedPrecondition, "gkeemu: cluster %s is %s; node pools can be created only in a RUNNING cluster.", c.pb.Name, c.pb.Status)
 	}
 	if e := s.validateNodePool(np); e != nil {
 		return nil, e
@@ -443,7 +443,7 @@ func (s *Server) mutateFoundPool(c *cluster, np *containerpb.NodePool, typ conta
 		return nil, e
 	}
 	if np.Status != containerpb.NodePool_RUNNING && np.Status != containerpb.NodePool_RUNNING_WITH_ERROR {
-		return nil, errorf(codes.FailedPrecondition, "Node pool %s is not ready: its status is %s.", np.Name, np.Status)
+		return nil, errorf(codes.FailedPrecondition, "gkeemu: node pool %s is %s; it can be changed only when RUNNING or RUNNING_WITH_ERROR.", np.Name, np.Status)
 	}
 	apply, e := check(c, np)
 	if e != nil {
@@ -471,7 +471,7 @@ func (s *Server) setNodePoolAutoscaling(r *request) (proto.Message, *apiError) {
 
 func (s *Server) changeAutoscaling(c *cluster, np *containerpb.NodePool, as *containerpb.NodePoolAutoscaling, typ containerpb.Operation_Type) (proto.Message, *apiError) {
 	if as == nil {
-		return nil, invalid("Autoscaling must be specified.")
+		return nil, invalid("gkeemu: the request has no \"autoscaling\" field; send the node pool's autoscaling settings in it.")
 	}
 	return s.mutateFoundPool(c, np, typ, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
 		sl, e := slice(np)
@@ -480,7 +480,7 @@ func (s *Server) changeAutoscaling(c *cluster, np *containerpb.NodePool, as *con
 		}
 		as, _ := proto.Clone(as).(*containerpb.NodePoolAutoscaling)
 		if np.GetQueuedProvisioning().GetEnabled() && !as.Enabled {
-			return nil, invalid("Autoscaling cannot be disabled on a node pool with queued provisioning.")
+			return nil, invalid("gkeemu: node pool %s has queued provisioning, which needs autoscaling: autoscaling cannot be turned off.", np.Name)
 		}
 		if e := validateAutoscaling(np, as, sl); e != nil {
 			return nil, e
@@ -499,7 +499,7 @@ func (s *Server) setNodePoolSize(r *request) (proto.Message, *apiError) {
 	}
 	return s.mutatePool(r, containerpb.Operation_SET_NODE_POOL_SIZE, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
 		if np.GetQueuedProvisioning().GetEnabled() {
-			return nil, invalid("Node pool %s has queued provisioning enabled and cannot be resized manually; its nodes are provisioned through ProvisioningRequests.", np.Name)
+			return nil, invalid("gkeemu: node pool %s has queued provisioning and cannot be resized by hand: its nodes come only through ProvisioningRequests.", np.Name)
 		}
 		sl, e := slice(np)
 		if e != nil {
@@ -526,7 +526,7 @@ func (s *Server) setNodePoolManagement(r *request) (proto.Message, *apiError) {
 		return nil, e
 	}
 	if req.Management == nil {
-		return nil, invalid("Management must be specified.")
+		return nil, invalid("gkeemu: the request has no \"management\" field; send the node pool's management settings in it.")
 	}
 	return s.mutatePool(r, containerpb.Operation_SET_NODE_POOL_MANAGEMENT, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
 		if e := checkAutoUpgrade(c, req.Management); e != nil {
@@ -548,7 +548,8 @@ func checkAutoUpgrade(c *cluster, m *containerpb.NodeManagement) *apiError {
 }
 
 // checkSurge refuses a surge upgrade that may neither add nor take away a node (GKE docs, node pool upgrade
-// strategies: at least one of maxSurge and maxUnavailable above 0). The text is ours: GKE's is not on record.
+// strategies: at least one of maxSurge and maxUnavailable above 0). GKE's text is not on record: plain words, marked
+// "gkeemu:".
 func checkSurge(u *containerpb.NodePool_UpgradeSettings) *apiError {
 	if u == nil {
 		return nil
@@ -558,27 +559,27 @@ func checkSurge(u *containerpb.NodePool_UpgradeSettings) *apiError {
 	if !surge || u.GetMaxSurge() > 0 || u.GetMaxUnavailable() > 0 {
 		return nil
 	}
-	return invalid("At least one of maxSurge and maxUnavailable must be greater than 0 for a surge upgrade.")
+	return invalid("gkeemu: a surge upgrade needs maxSurge or maxUnavailable above 0; both are 0.")
 }
 
 // checkBlueGreen refuses blue-green upgrades of a multi-host TPU slice, which GKE places compactly (Google's Cluster
 // Toolkit, gke-node-pool module: "Compact placement is not supported with blue-green upgrades"), and a batch share
-// outside (0, 1] (API reference, BlueGreenSettings.StandardRolloutPolicy.batch_percentage). The texts are ours: GKE's
-// are not on record.
+// outside (0, 1] (API reference, BlueGreenSettings.StandardRolloutPolicy.batch_percentage). GKE's texts are not on
+// record: plain words, marked "gkeemu:".
 func checkBlueGreen(np *containerpb.NodePool, u *containerpb.NodePool_UpgradeSettings) *apiError {
 	if u.GetStrategy() != containerpb.NodePoolUpdateStrategy_BLUE_GREEN {
 		return nil
 	}
 	p := u.GetBlueGreenSettings().GetStandardRolloutPolicy()
 	if b, ok := p.GetUpdateBatchSize().(*containerpb.BlueGreenSettings_StandardRolloutPolicy_BatchPercentage); ok && (b.BatchPercentage <= 0 || b.BatchPercentage > 1) {
-		return invalid("batchPercentage must be greater than 0 and at most 1; it is %v.", b.BatchPercentage)
+		return invalid("gkeemu: blue-green batchPercentage %v is out of range: it must be greater than 0 and at most 1.", b.BatchPercentage)
 	}
 	// A slice placed by a workload policy (TPU7x) is not compactly placed; what GKE says of it is not on record.
 	if m, _ := catalog.Lookup(np.GetConfig().GetMachineType()); m.NeedsWorkloadPolicy {
 		return nil
 	}
 	if sl, e := slice(np); e == nil && sl.MultiHost() {
-		return invalid("Blue-green upgrades are not supported for node pool %s: compact placement (a multi-host TPU slice of %s) does not support them.",
+		return invalid("gkeemu: node pool %s is a compactly placed multi-host TPU slice (%s), which cannot take blue-green upgrades; use surge upgrades.",
 			np.GetName(), sl.Topology)
 	}
 	return nil
@@ -594,13 +595,13 @@ func (s *Server) updateNodePool(r *request) (proto.Message, *apiError) {
 	return s.mutatePool(r, containerpb.Operation_UPDATE_CLUSTER, func(c *cluster, np *containerpb.NodePool) (func(), *apiError) {
 		cfg := np.Config
 		if req.MachineType != "" && req.MachineType != cfg.MachineType && (catalog.IsTPU(req.MachineType) || catalog.IsTPU(cfg.MachineType)) {
-			return nil, invalid("The machine type of TPU node pool %s cannot be changed; create a new node pool instead.", np.Name)
+			return nil, invalid("gkeemu: node pool %s cannot change its machine type to or from a TPU machine type; create a new node pool instead.", np.Name)
 		}
 		if req.QueuedProvisioning != nil && req.QueuedProvisioning.Enabled != np.GetQueuedProvisioning().GetEnabled() {
-			return nil, invalid("Queued provisioning cannot be changed on existing node pool %s.", np.Name)
+			return nil, invalid("gkeemu: queued provisioning of node pool %s is set at creation and cannot be changed; create a new node pool instead.", np.Name)
 		}
 		if req.FlexStart != nil && *req.FlexStart != cfg.GetFlexStart() {
-			return nil, invalid("Flex-start cannot be changed on existing node pool %s.", np.Name)
+			return nil, invalid("gkeemu: flex-start of node pool %s is set at creation and cannot be changed; create a new node pool instead.", np.Name)
 		}
 		var changes []func()
 		set := func(ok bool, f func()) {

@@ -160,13 +160,13 @@ func TestAcceleratorRules(t *testing.T) {
 		"tpu7x single host":            {pool("tpu7x-standard-4t", nil), ""},
 		"tpu7x single host with shape": {pool("tpu7x-standard-4t", placed("2x2x1", "")), "TPU topology can't be specified with single-host TPU slice pool"},
 		"tpu7x multi-host without":     {pool("tpu7x-standard-4t", placed("2x2x2", "")), "Use workload policy instead"},
-		"tpu7x odd shape":              {pool("tpu7x-standard-4t", placed("2x2x3", "wp")), "does not fit machine type"},
+		"tpu7x odd shape":              {pool("tpu7x-standard-4t", placed("2x2x3", "wp")), `gkeemu: TPU topology "2x2x3" cannot be used with machine type "tpu7x-standard-4t": topology "2x2x3" does not fit machine type`},
 		"tpu7x large shape":            {pool("tpu7x-standard-4t", placed("4x4x8", "wp")), `Maximum node count 4 is not a valid size of TPU pod slice with topology "4x4x8"`},
 		"tpu7x two slices":             {pool("tpu7x-standard-4t", oneSlice(placed("2x2x2", "wp"), 4)), `Maximum node count 4 is not a valid size of TPU pod slice with topology "2x2x2"`},
 		"h100 pool":                    {pool("a3-highgpu-8g", gpus("nvidia-h100-80gb", 8)), ""},
-		"wrong gpu count":              {pool("a3-highgpu-8g", gpus("nvidia-h100-80gb", 4)), "not compatible with machine type a3-highgpu-8g"},
-		"a3-highgpu-1g on demand":      {pool("a3-highgpu-1g", gpus("nvidia-h100-80gb", 1)), "only be created as Spot or flex-start"},
-		"a4x flex-start":               {pool("a4x-highgpu-4g", func(np *containerpb.NodePool) { np.Config.FlexStart = boolPtr(true) }), "does not support flex-start"},
+		"wrong gpu count":              {pool("a3-highgpu-8g", gpus("nvidia-h100-80gb", 4)), "gkeemu: machine type a3-highgpu-8g comes with 8 x nvidia-h100-80gb, but the pool asks for 4 x nvidia-h100-80gb"},
+		"a3-highgpu-1g on demand":      {pool("a3-highgpu-1g", gpus("nvidia-h100-80gb", 1)), "gkeemu: machine type a3-highgpu-1g is offered only as Spot or flex-start VMs"},
+		"a4x flex-start":               {pool("a4x-highgpu-4g", func(np *containerpb.NodePool) { np.Config.FlexStart = boolPtr(true) }), "gkeemu: machine type a4x-highgpu-4g is not offered as flex-start VMs"},
 		"gpu machine type that is not": {pool("a9-futuregpu-8g", nil), "machine type not found"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -209,9 +209,9 @@ func (s *Server) cancelOperation(r *request) (proto.Message, *apiError) {
 	}
 	op, _ := msg.(*containerpb.Operation) // getOperation answers with an Operation
 	if op.Status == containerpb.Operation_DONE {
-		return nil, errorf(codes.FailedPrecondition, "Operation %s is already done.", op.Name)
+		return nil, errorf(codes.FailedPrecondition, "gkeemu: operation %s is already done; there is nothing to cancel.", op.Name)
 	}
-	return nil, errorf(codes.FailedPrecondition, "Operation %s of type %s cannot be cancelled.", op.Name, op.OperationType)
+	return nil, errorf(codes.FailedPrecondition, "gkeemu: operation %s (%s) cannot be cancelled: the emulator cancels no operation; let it finish.", op.Name, op.OperationType)
 }
 
 func sameLocation(op *operation, project, location string) bool {

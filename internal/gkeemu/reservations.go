@@ -153,7 +153,7 @@ func poolZones(c *cluster, np *containerpb.NodePool) []string {
 // checkReservation (s.mu held) is GKE's check, when a pool is created, of the reservation it names: it must exist in the pool's
 // zone (GKE's 404, as GKE words it: "Google Compute Engine: reservation "R" not found for node pool "NP" at zone
 // "Z"."), and reserve the pool's machine type. GKE's words for a reservation of another machine type are not on
-// record; the refusal is GKE's 400 shape with the facts in it.
+// record; the refusal is a 400 in plain words, marked "gkeemu:".
 func (s *Server) checkReservation(c *cluster, np *containerpb.NodePool) *apiError {
 	ra := np.GetConfig().GetReservationAffinity()
 	if ra.GetConsumeReservationType() != containerpb.ReservationAffinity_SPECIFIC_RESERVATION {
@@ -165,7 +165,7 @@ func (s *Server) checkReservation(c *cluster, np *containerpb.NodePool) *apiErro
 		return errorf(codes.NotFound, "Google Compute Engine: reservation %q not found for node pool %q at zone %q.", ra.Values[0], np.Name, zones[0])
 	}
 	if r.MachineType != np.GetConfig().GetMachineType() {
-		return invalid("Google Compute Engine: reservation %q at zone %q reserves machine type %s, not %s of node pool %q.",
+		return invalid("gkeemu: reservation %q in zone %q reserves machine type %s, not %s of node pool %q; name a reservation of the pool's machine type.",
 			ra.Values[0], r.Zone, r.MachineType, np.GetConfig().GetMachineType(), np.Name)
 	}
 	return s.checkReservationRoomLocked(np, r, int(np.InitialNodeCount))
@@ -226,16 +226,16 @@ const reservationNameKey = "compute.googleapis.com/reservation-name"
 const flexStartMaxRun = 7 * 24 * time.Hour
 
 // validateMaxRunDuration refuses a run limit that is not positive, or that is longer than flex-start VMs run. GKE's
-// words for the second are not on record; the refusal is its 400 shape for a field's value.
+// words for either are not on record; the refusals are 400s in plain words, marked "gkeemu:".
 func validateMaxRunDuration(pool string, d *durationpb.Duration, dws bool) *apiError {
 	if d == nil {
 		return nil
 	}
 	switch v := d.AsDuration(); {
 	case v <= 0:
-		return invalid("Invalid value for field 'nodePool.config.maxRunDuration': %q. Must be positive.", protoDuration(d))
+		return invalid("gkeemu: maxRunDuration %q of node pool %s must be positive.", protoDuration(d), pool)
 	case dws && v > flexStartMaxRun:
-		return invalid("Invalid value for field 'nodePool.config.maxRunDuration': %q. Node pool %s gets its VMs from the Dynamic Workload Scheduler, which runs them for at most 7 days (604800s).", protoDuration(d), pool)
+		return invalid("gkeemu: maxRunDuration %q of node pool %s is too long: the Dynamic Workload Scheduler runs its VMs for at most 7 days (604800s).", protoDuration(d), pool)
 	}
 	return nil
 }

@@ -58,13 +58,13 @@ func TestReservationRules(t *testing.T) {
 	}{
 		{"missing", reservedPool("a", "nope", 4), 404, `Google Compute Engine: reservation "nope" not found for node pool "a" at zone "us-east5-b".`},
 		{"other zone's", reservedPool("a", "projects/p/reservations/elsewhere", 4), 404, "not found"},
-		{"other machine type", reservedPool("a", "cpu-res", 4), 400, "reserves machine type n2-standard-8, not ct6e-standard-4t"},
-		{"no value", strings.Replace(reservedPool("a", "x", 4), `"values":["x"]`, `"values":[]`, 1), 400, "one value naming the reservation"},
+		{"other machine type", reservedPool("a", "cpu-res", 4), 400, `gkeemu: reservation "cpu-res" in zone "us-east5-b" reserves machine type n2-standard-8, not ct6e-standard-4t of node pool "a"`},
+		{"no value", strings.Replace(reservedPool("a", "x", 4), `"values":["x"]`, `"values":[]`, 1), 400, "gkeemu: a SPECIFIC_RESERVATION affinity needs the key \"compute.googleapis.com/reservation-name\" and exactly one value"},
 		{"queued on a reservation", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","reservationAffinity":{"consumeReservationType":"ANY_RESERVATION"}},
 		  "placementPolicy":{"tpuTopology":"4x4"},"queuedProvisioning":{"enabled":true},"autoscaling":{"enabled":true,"maxNodeCount":4}}}`, 400,
 			"Queued_provisioning requires reservation affinity to be set to none."},
 		{"run limit over 7 days", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","flexStart":true,"maxRunDuration":"604801s"},
-		  "placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":4}}}`, 400, "at most 7 days (604800s)"},
+		  "placementPolicy":{"tpuTopology":"4x4"},"autoscaling":{"enabled":true,"maxNodeCount":4}}}`, 400, `gkeemu: maxRunDuration "604801s" of node pool a is too long: the Dynamic Workload Scheduler runs its VMs for at most 7 days (604800s).`},
 		{"run limit not a duration", `{"nodePool":{"name":"a","config":{"machineType":"ct6e-standard-4t","maxRunDuration":"4h"}}}`, 400, "Invalid JSON payload"},
 		{"shared reservation by path, of a block", reservedPool("od", "projects/p/reservations/tpu-res/reservationBlocks/b1", 4), 200, ""},
 	} {

@@ -259,7 +259,7 @@ func (s *Server) match(method string, r *request) (route, *apiError) {
 	if !ok {
 		for k := range s.table {
 			if k.shape == pathShape(p[4:]) && k.verb == r.verb {
-				return route{}, errorf(codes.Unimplemented, "Method %s is not supported for /v1/%s.", method, strings.Join(p, "/"))
+				return route{}, errorf(codes.Unimplemented, "gkeemu: the emulator does not serve %s on /v1/%s; that path takes other HTTP methods.", method, strings.Join(p, "/"))
 			}
 		}
 		return route{}, unknown

@@ -7,7 +7,7 @@ import (
 )
 
 // TestAccUnknownMachineTypes: a machine type the provider does not know validates with a warning that says what
-// it cannot check, and GKE's refusal (the emulator knows no more types than the catalog) reaches the user verbatim.
+// it cannot check, and the API's refusal (the emulator knows no more types than the catalog) reaches the user verbatim.
 func TestAccUnknownMachineTypes(t *testing.T) {
 	t.Parallel() // GKE only, on clusters of its own
 	ref := createTestCluster(t, "acc-unknown")
@@ -18,7 +18,7 @@ func TestAccUnknownMachineTypes(t *testing.T) {
 			config: withAttr(withAttr(strings.Replace(pairConfig(ref.Name, "od", "dws", 4), `"ct6e-standard-4t"`, `"ct9z-standard-4t"`, 1),
 				`tpu_accelerator = "tpu-v9-slice"`), "chips_per_node = 4"),
 			warning: "TPU machine type not known to this provider",
-			refusal: `Invalid machine type "ct9z-standard-4t": it is not a supported TPU machine type.`,
+			refusal: `gkeemu: "ct9z-standard-4t" is not a TPU machine type the emulator knows; use one from its catalog of GKE's TPU machine types.`,
 		},
 		{
 			config: fmt.Sprintf(`
@@ -43,7 +43,7 @@ resource "dwsfallback_gpu_pool_pair" "test" {
 		}
 		out, ok := tf.run("apply", "-auto-approve")
 		if ok || !strings.Contains(strings.Join(strings.Fields(out), " "), tc.refusal) {
-			t.Errorf("apply: ok=%v, want GKE's refusal %q verbatim:\n%s", ok, tc.refusal, out)
+			t.Errorf("apply: ok=%v, want the API's refusal %q verbatim:\n%s", ok, tc.refusal, out)
 		}
 	}
 }
