@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeclass"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/gkeemu"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
@@ -68,12 +69,16 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 	capacity := emu.For("acc-cap")
 	t.Cleanup(capacity.Clear)
 	var running map[string]string
+	var backedOff func() error
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { capacity.StockoutScaleUps("on-demand-pool", true) },
-				Config:    base + job(1, ""),
+				PreConfig: func() {
+					capacity.StockoutScaleUps("on-demand-pool", true)
+					backedOff = watchClassBackoff(cp, "tpu-fallback", "0")
+				},
+				Config: base + job(1, ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					nodesByPool("job1", map[string]int{"default-pool": 1, "flex-start-pool": 4}),
 					statecheck.ExpectKnownValue("dwsfallback_rayjob.job1", tfjsonpath.New("admitted_flavor"), knownvalue.StringExact("cap-tpu-class")),
@@ -88,7 +93,7 @@ func TestAccComputeClass_capacityFallback(t *testing.T) {
 							return fmt.Errorf("flex-start node %s: labels %v, taints %v; want gke-flex-start, the class's taint, no gke-queued", n.Name, n.Labels, n.Spec.Taints)
 						}
 					}
-					return classPriorityBackedOff(cp, "tpu-fallback", "0")
+					return backedOff()
 				},
 			},
 			{
@@ -152,21 +157,60 @@ func samePods(t *testing.T, want, got map[string]string) error {
 	return nil
 }
 
-// classPriorityBackedOff checks that GKE's status of the class says priority id is backed off for lack of resources.
-func classPriorityBackedOff(cp *clusterPlane, class, id string) error {
+// watchClassBackoff watches the class from before it exists and returns a check that GKE's status of it said, at
+// some point, that priority id was backed off for lack of resources. The backoff is GKE's 5 minutes on the stack's
+// shortened clock (3 s), so a read after the apply may come after it ended: every status write is seen instead.
+func watchClassBackoff(cp *clusterPlane, class, id string) func() error {
 	cp.t.Helper()
-	prios, _, _ := unstructured.NestedSlice(liveClass(cp, class).Object, "status", "priorityStatuses")
+	ctx, cancel := context.WithCancel(context.Background())
+	cp.t.Cleanup(cancel)
+	w, err := cp.clients().Dynamic.Resource(gkeclass.GVR).Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", class).String()})
+	if err != nil {
+		cp.t.Fatalf("watching ComputeClass %s: %v", class, err)
+	}
+	done := make(chan struct{})
+	var last []any
+	seen := false
+	go func() {
+		defer close(done)
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			last, _, _ = unstructured.NestedSlice(u.Object, "status", "priorityStatuses")
+			if seen = priorityBackedOff(last, id); seen {
+				return
+			}
+		}
+	}()
+	return func() error {
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cancel()
+			<-done
+		}
+		if !seen {
+			return fmt.Errorf("ComputeClass %s status (last seen %v): want priority %s backed off with OutOfResources at some point", class, last, id)
+		}
+		return nil
+	}
+}
+
+func priorityBackedOff(prios []any, id string) bool {
 	for _, it := range prios {
 		ps, _ := it.(map[string]any)
 		conds, _ := ps["conditions"].([]any)
 		for _, c := range conds {
 			m, _ := c.(map[string]any)
 			if ps["identifier"] == id && m["reason"] == "OutOfResources" {
-				return nil
+				return true
 			}
 		}
 	}
-	return fmt.Errorf("ComputeClass %s status %v: want priority %s backed off with OutOfResources", class, prios, id)
+	return false
 }
 
 // classWithoutTolerationPends: a pod that selects the class but does not tolerate its taint gets no node, and GKE's
