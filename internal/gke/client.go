@@ -15,6 +15,7 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/googleapis/gax-go/v2"
+	"google.golang.org/api/compute/v1"
 	"google.golang.org/api/googleapi"
 )
 
@@ -64,6 +65,8 @@ type Client struct {
 	api     API
 	backoff Backoff
 	locks   sync.Map // cluster resource name -> *sync.Mutex
+	// compute reads the reservations node pools consume; nil in clients made by NewClient alone.
+	compute *compute.ReservationsService
 }
 
 // NewClient wraps api.

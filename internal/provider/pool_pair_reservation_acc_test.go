@@ -80,9 +80,16 @@ func TestAccTPUPoolPair_reservation(t *testing.T) {
 			{Config: reservationPairConfig("res-gcloud", "acc-res-a", "86400s"), PlanOnly: true},
 		},
 	})
+	addReservation(t, "acc-res-small", 2)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
+			{
+				// Read at plan time: a reservation of 2 VMs under a 4-VM slice is refused before anything is made.
+				Config:      reservationPairConfig("res-terraform", "acc-res-small", ""),
+				PlanOnly:    true,
+				ExpectError: messageRE(`Reservation acc-res-small in us-east5-b holds 2 VMs; a pool of this pair takes 4 at once (one slice)`),
+			},
 			{
 				Config: reservationPairConfig("res-terraform", "acc-res-a", "86400s"),
 				Check: resource.ComposeTestCheckFunc(

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -68,6 +69,7 @@ type providerModel struct {
 	Credentials               types.String     `tfsdk:"credentials"`
 	ImpersonateServiceAccount types.String     `tfsdk:"impersonate_service_account"`
 	ContainerEndpoint         types.String     `tfsdk:"container_endpoint"`
+	ComputeEndpoint           types.String     `tfsdk:"compute_endpoint"`
 	Kubernetes                *kubernetesModel `tfsdk:"kubernetes"`
 }
 
@@ -119,6 +121,12 @@ func (p *dwsProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional: true,
 				MarkdownDescription: "Custom GKE API endpoint, such as the local emulator's `http://127.0.0.1:PORT`. " +
 					"Falls back to `DWSFALLBACK_CONTAINER_ENDPOINT`, then Google's endpoint.",
+			},
+			"compute_endpoint": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Custom Compute Engine API base, such as the local emulator's `http://127.0.0.1:PORT/compute/v1/`; " +
+					"plans read the reservations a TPU or GPU pair names through it. Falls back to `DWSFALLBACK_COMPUTE_ENDPOINT`, " +
+					"then, when a GKE endpoint is set, to that address's `/compute/v1/` (the emulator serves both), then Google's endpoint.",
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -207,13 +215,14 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		}
 	}
 	endpoint := pick(cfg.ContainerEndpoint, "DWSFALLBACK_CONTAINER_ENDPOINT")
-	if endpoint != "" {
-		u, err := url.Parse(endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			resp.Diagnostics.AddAttributeError(path.Root("container_endpoint"), "Malformed GKE endpoint",
-				"container_endpoint (or DWSFALLBACK_CONTAINER_ENDPOINT) must be an http or https URL such as http://127.0.0.1:8080, got "+strconv.Quote(endpoint)+".")
-			return
-		}
+	computeEndpoint := pick(cfg.ComputeEndpoint, "DWSFALLBACK_COMPUTE_ENDPOINT")
+	if !checkEndpoint("container_endpoint", "DWSFALLBACK_CONTAINER_ENDPOINT", "GKE", endpoint, "http://127.0.0.1:8080", &resp.Diagnostics) ||
+		!checkEndpoint("compute_endpoint", "DWSFALLBACK_COMPUTE_ENDPOINT", "Compute Engine", computeEndpoint, "http://127.0.0.1:8080/compute/v1/", &resp.Diagnostics) {
+		return
+	}
+	if computeEndpoint == "" && endpoint != "" {
+		// A GKE endpoint of one's own is never Google's: reservations are read there too, not from Google.
+		computeEndpoint = strings.TrimSuffix(endpoint, "/") + "/compute/v1/"
 	}
 	data := &providerData{
 		project:   pick(cfg.Project, "GOOGLE_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"),
@@ -227,7 +236,7 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		if err != nil {
 			return nil, err
 		}
-		return gke.Connect(ctx, gke.Config{Endpoint: endpoint, TokenSource: ts, UserAgent: data.userAgent, Backoff: p.backoff})
+		return gke.Connect(ctx, gke.Config{Endpoint: endpoint, ComputeEndpoint: computeEndpoint, TokenSource: ts, UserAgent: data.userAgent, Backoff: p.backoff})
 	}
 	if k := cfg.Kubernetes; k != nil {
 		data.kubeTarget = &kube.Target{
@@ -244,7 +253,7 @@ func (p *dwsProvider) Configure(ctx context.Context, req provider.ConfigureReque
 			return
 		}
 	}
-	tflog.Debug(ctx, "configured provider", map[string]any{"project": data.project, "location": data.location, "container_endpoint": endpoint})
+	tflog.Debug(ctx, "configured provider", map[string]any{"project": data.project, "location": data.location, "container_endpoint": endpoint, "compute_endpoint": computeEndpoint})
 	data.server = p.server
 	resp.ResourceData = data
 	resp.DataSourceData = data
@@ -399,3 +408,16 @@ func (d *providerData) GKE(ctx context.Context) (*gke.Client, error) {
 }
 
 func (d *providerData) Defaults() (string, string) { return d.project, d.location }
+
+// checkEndpoint says whether an endpoint setting is empty or an http(s) URL, and adds the error when it is not.
+func checkEndpoint(attr, env, api, value, example string, diags *diag.Diagnostics) bool {
+	if value == "" {
+		return true
+	}
+	if u, err := url.Parse(value); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return true
+	}
+	diags.AddAttributeError(path.Root(attr), "Malformed "+api+" endpoint",
+		fmt.Sprintf("%s (or %s) must be an http or https URL such as %s, got %q.", attr, env, example, value))
+	return false
+}

@@ -25,6 +25,7 @@ func (m *gpuPoolPairModel) pair() *poolPairModel { return &m.poolPairModel }
 
 // A GPU pool holds single-host nodes: it grows to max_nodes, one pool per plan.
 func (m *gpuPoolPairModel) slices() int64            { return 1 }
+func (m *gpuPoolPairModel) reservationUnit() int64   { return 1 }
 func (m *gpuPoolPairModel) setSlices(int64)          {}
 func (m *gpuPoolPairModel) slicesValue() types.Int64 { return types.Int64Value(1) }
 

@@ -70,6 +70,9 @@ type pairModel interface {
 	// setSlices records how many the cluster has.
 	slices() int64
 	slicesValue() types.Int64
+	// reservationUnit is how many nodes of a reservation one job takes from one pool: a multi-host TPU slice is
+	// made whole or not at all. 0 while unknown.
+	reservationUnit() int64
 	setSlices(n int64)
 }
 

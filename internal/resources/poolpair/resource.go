@@ -513,6 +513,15 @@ func (r *poolPairResource[M, P]) ModifyPlan(ctx context.Context, req resource.Mo
 		// Only where the zones or the machine type change: a pair already made stays plannable, whatever the catalog says.
 		validateZones(plan, zones, newPools, &resp.Diagnostics)
 	}
+	if unit := P(&planM).reservationUnit(); unit > 0 && tfvalue.Known(plan.MaxNodes) && reservationPlanned(plan, prior, P(&planM).slices(), priorSlices) &&
+		!plan.Cluster.IsUnknown() && !plan.Project.IsUnknown() && !plan.Location.IsUnknown() {
+		if ref, err := clusterscope.Resolve(plan.Cluster.ValueString(), plan.Project.ValueString(), plan.Location.ValueString(), r.clients); err == nil {
+			if t, ok := targetOf(plan, ref); ok {
+				planReservation(ctx, r.clients, t, reservationNeed{machineType: plan.MachineType.ValueString(), unit: unit,
+					most: plan.MaxNodes.ValueInt64() * P(&planM).slices()}, &resp.Diagnostics)
+			}
+		}
+	}
 	// Drift is repaired by the apply, and is empty after it.
 	plan.Drift = tfdrift.List(nil)
 	changed := prior != nil && (!tfvalue.PlanEqualsState(req.Plan, req.State) || len(prior.Drift.Elements()) > 0 || !plan.DiskType.Equal(prior.DiskType))

@@ -78,7 +78,7 @@ func (r *poolPairResource[M, P]) Schema(ctx context.Context, _ resource.SchemaRe
 		Validators: []validator.String{
 			stringvalidator.RegexMatches(reservationRE, "must be a reservation's name, or projects/OWNER_PROJECT/reservations/NAME for a shared one, either optionally followed by /reservationBlocks/BLOCK[/reservationSubBlocks/SUB_BLOCK]"),
 		},
-		MarkdownDescription: "The reservation plan A consumes when `reservation_affinity` is `specific` (gcloud's `--reservation`): its name, `projects/OWNER_PROJECT/reservations/NAME` for one shared from another project, either optionally followed by `/reservationBlocks/BLOCK` (and `/reservationSubBlocks/SUB_BLOCK`). It must be in the pool's zone and reserve its machine type; a calendar-mode future reservation is named the same way. Changing it replaces this pool.",
+		MarkdownDescription: "The reservation plan A consumes when `reservation_affinity` is `specific` (gcloud's `--reservation`): its name, `projects/OWNER_PROJECT/reservations/NAME` for one shared from another project, either optionally followed by `/reservationBlocks/BLOCK` (and `/reservationSubBlocks/SUB_BLOCK`). It must be in the pool's zone and reserve its machine type; a calendar-mode future reservation is named the same way. A plan that makes the pools or changes what they draw reads it (Compute's `reservations.get`, through `compute_endpoint`): one of another machine type, or smaller than one slice, is an error; one smaller than every pool's `max_nodes`, or not found, a warning. Changing it replaces this pool.",
 	}
 	flex := poolCommon("DWS flex-start (plan B)")
 	maps.Copy(flex, lifecycleAttributes("DWS flex-start (plan B)", r.kind.flexAutoRepair))

@@ -43,6 +43,13 @@ func (m *tpuPoolPairModel) slices() int64 {
 	return m.Slices.ValueInt64()
 }
 
+func (m *tpuPoolPairModel) reservationUnit() int64 {
+	if !tfvalue.Known(m.NodesPerSlice) {
+		return 0
+	}
+	return m.NodesPerSlice.ValueInt64()
+}
+
 func (m *tpuPoolPairModel) setSlices(n int64)        { m.Slices = types.Int64Value(n) }
 func (m *tpuPoolPairModel) slicesValue() types.Int64 { return m.Slices }
 
