@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +52,8 @@ resource "dwsfallback_rayjob" "job%[3]d" {
 }
 
 // TestAccRayJob_fallback is the tutorial's point, through Terraform: job 1 is admitted on on-demand capacity, job 2
-// falls back to DWS and is admitted once the simulated DWS provisions; a stockout is reported with the admission
-// check's own message; with job 1 gone, a new job goes to on-demand again.
+// falls back to DWS and is admitted once the simulated DWS provisions; job 3, which DWS has no room for yet, outlasts
+// its create timeout and stays queued, untainted; with job 1 gone, a new job goes to on-demand again.
 func TestAccRayJob_fallback(t *testing.T) {
 	stackTest(t, 1)
 	cp := on(t, createTestCluster(t, "acc-jobs"))
@@ -110,10 +109,14 @@ data "dwsfallback_workloads" "all" {
 				},
 			},
 			{
-				// Plan A full, plan B out of stock: job 3 cannot be admitted, and says why.
-				PreConfig:   func() { cp.setDWS(gkeemu.DWSFail, 200*time.Millisecond) },
-				Config:      base + jobsConfig("acc-jobs", "jobs", []int{1, 2, 3}, `timeouts = { create = "20s" }`),
-				ExpectError: regexp.MustCompile(`(?s)waiting for RayJob \(default/jobs-rayjob-3\).*jobs-dws-prov`),
+				// Plan A full, and plan B's one slice held by job 2: GKE keeps job 3's request waiting for room
+				// (for 2 minutes, then fails it), so its create timeout ends the wait with a warning, and job 3 stays
+				// in state untainted, in its place in the queue.
+				PreConfig: func() { cp.setDWS(gkeemu.DWSFail, 200*time.Millisecond) },
+				Config:    base + jobsConfig("acc-jobs", "jobs", []int{1, 2, 3}, `timeouts = { create = "20s" }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("dwsfallback_rayjob.job3", tfjsonpath.New("admitted"), knownvalue.Bool(false)),
+				},
 			},
 			{
 				// Job 1 (and the failed job 3) destroyed: destroy returns once their Workloads are gone.

@@ -167,7 +167,16 @@ func (r *rayJobResource) Create(ctx context.Context, req resource.CreateRequest,
 		flattenJobStatus(&plan.rayJobStatusModel, p)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if err != nil {
+	switch {
+	case err != nil && p.job != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// The job is submitted and waits its turn: an error would taint it, and the next apply would delete it and
+		// submit it again at the back of the queue (DWS may queue a request for days). It stays, untainted.
+		resp.Diagnostics.AddWarning(fmt.Sprintf("RayJob %s/%s still waiting after the create timeout", job.Namespace, job.Name), fmt.Sprintf(
+			"The job did not get to %q within timeouts.create (%s); last: %s. It stays submitted and in state, untainted, so it keeps "+
+				"its place in Kueue's queue: the next apply neither deletes it nor submits it again, and refresh shows where it "+
+				"stands (admitted, admitted_flavor, job_deployment_status). For an apply that waits longer, raise timeouts.create.",
+			plan.WaitFor.ValueString(), timeout, p.phase()))
+	case err != nil:
 		resp.Diagnostics.AddError(fmt.Sprintf("waiting for RayJob (%s/%s)", job.Namespace, job.Name), err.Error())
 	}
 }
