@@ -46,6 +46,39 @@ func providerBinary(t *testing.T) string {
 	return pluginDir
 }
 
+// terraformCLI is the CLI the acceptance tests drive: TF_ACC_TERRAFORM_PATH, as terraform-plugin-testing reads it
+// (make test-tf116 sets it to Terraform 1.16), else terraform on PATH.
+func terraformCLI() string {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	return "terraform"
+}
+
+// requireTerraform skips a test under a Terraform older than major.minor (or under OpenTofu, which has no
+// `terraform query`), naming the version it found.
+func requireTerraform(t *testing.T, major, minor int) {
+	t.Helper()
+	testutil.RequireAcceptance(t)
+	out, err := exec.Command(terraformCLI(), "version", "-json").Output()
+	if err != nil {
+		t.Fatalf("%s version: %v", terraformCLI(), err)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("%s version -json: %v\n%s", terraformCLI(), err, out)
+	}
+	var maj, mi int
+	if _, err := fmt.Sscanf(v.Version, "%d.%d", &maj, &mi); err != nil {
+		t.Fatalf("%s version %q: %v", terraformCLI(), v.Version, err)
+	}
+	if os.Getenv("TF_ACC_PROVIDER_HOST") == "registry.opentofu.org" || maj < major || (maj == major && mi < minor) {
+		t.Skipf("needs Terraform %d.%d or later (make test-tf116 runs it), found %s at %s", major, minor, v.Version, terraformCLI())
+	}
+}
+
 // tfRun is a terraform working directory, with the freshly built provider binary or, when inProcess, a provider
 // server in this test process for each command.
 type tfRun struct {
@@ -83,7 +116,7 @@ func newTFRunWith(t *testing.T, plugins, config string, env ...string) *tfRun {
 }
 
 func (r *tfRun) command(args ...string) *exec.Cmd {
-	cmd := exec.Command("terraform", append(args, "-no-color")...)
+	cmd := exec.Command(terraformCLI(), append(args, "-no-color")...)
 	cmd.Dir, cmd.Env = r.dir, r.env
 	return cmd
 }

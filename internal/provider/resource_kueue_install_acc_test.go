@@ -39,15 +39,7 @@ func TestAccKueueInstall_chart(t *testing.T) {
 	s := startStack(t, true)
 	chartDir := filepath.Join(requireModuleDir(t, localstack.KueueModule), "charts/kueue")
 	admin := adminClients(t, s)
-	provider := fmt.Sprintf(`
-provider "dwsfallback" {
-  kubernetes {
-    host                   = %q
-    token                  = %q
-    cluster_ca_certificate = %q
-  }
-}
-`, s.Host, s.AdminToken, string(s.CAPEM))
+	provider := kubeBlockProvider(s, s.AdminToken)
 	cfg := func(gates string) string {
 		return provider + fmt.Sprintf(`
 resource "dwsfallback_kueue_install" "test" {
@@ -78,13 +70,9 @@ resource "dwsfallback_kueue_install" "test" {
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
-		CheckDestroy: func(*terraform.State) error {
-			h, err := helm.New(admin.Config, "kueue-system", func(string) {})
-			if err != nil {
+		CheckDestroy: func(st *terraform.State) error {
+			if err := checkKueueReleaseGone(admin)(st); err != nil {
 				return err
-			}
-			if _, err := h.Get("kueue"); !helm.IsNotFound(err) {
-				return fmt.Errorf("release kueue after destroy: %w, want not found", err)
 			}
 			// The install made kueue-system, so its destroy removes it.
 			if _, err := admin.Core.Namespaces().Get(context.Background(), "kueue-system", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

@@ -231,16 +231,7 @@ func TestAccKueueQueue_kubernetesBlock(t *testing.T) {
 	stackTest(t, 1)
 	cp := on(t, createTestCluster(t, "acc-kblock"))
 	s := cp.stack()
-	provider := fmt.Sprintf(`
-provider "dwsfallback" {
-  kubernetes {
-    host                   = %q
-    token                  = %q
-    cluster_ca_certificate = %q
-  }
-}
-`, s.Host, s.AdminToken, string(s.CAPEM))
-	cfg := provider + `
+	cfg := kubeBlockProvider(s, s.AdminToken) + `
 resource "dwsfallback_kueue_queue" "test" {
   name    = "kblock-cluster-queue"
   flavors = [{ name = "kblock-cpu", quotas = { cpu = "4", memory = "8Gi" } }]
