@@ -120,8 +120,10 @@ func TestReservationCapsScaleUp(t *testing.T) {
 		events = append(events, <-rec.Events)
 	}
 	joined := strings.Join(events, "\n")
-	if strings.Count(joined, "0->4 (max: 4)") != 2 || !strings.Contains(joined, "Warning FailedScaleUp") {
-		t.Errorf("events:\n%s\nwant two pools scaled up to their slice (the reservation's 8 VMs) and a failed scale-up for the third", joined)
+	if strings.Count(joined, "0->4 (max: 4)") != 2 || !strings.Contains(joined, "Warning FailedScaleUp") ||
+		!strings.Contains(joined, ReservationCapacityExceeded) || strings.Contains(joined, "GCE out of resources") {
+		t.Errorf("events:\n%s\nwant two pools scaled up to their slice (the reservation's 8 VMs) and a failed scale-up for the third, "+
+			"classed %s as GKE's autoscaler classes it (not out of resources)", joined, ReservationCapacityExceeded)
 	}
 	if got := emu.Reservations(); got[0].InUse != 8 {
 		t.Errorf("in use = %d, want 8", got[0].InUse)

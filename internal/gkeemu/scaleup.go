@@ -3,6 +3,7 @@ package gkeemu
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,9 @@ const (
 	ReasonNotTriggerScaleUp = "NotTriggerScaleUp"
 	ReasonFailedScaleUp     = "FailedScaleUp"
 	outOfResourcesTemplate  = "Node scale up in zones %s associated with this pod failed: GCE out of resources. Pod is at risk of not being scheduled."
+	// ReservationCapacityExceeded is the class GKE's autoscaler gives a scale-up that a full reservation refuses.
+	ReservationCapacityExceeded = "RESERVATION_CAPACITY_EXCEEDED"
+	reservationFullTemplate     = "gkeemu: node scale up in zone %s failed: reservation %s has no room for %d more VMs (" + ReservationCapacityExceeded + ")."
 )
 
 // free is what one node, existing or about to be added, has left for pods.
@@ -171,7 +175,7 @@ func (a *Autoscaler) scaleUp(targets []poolTarget, byPool map[string][]*corev1.N
 					placed = true
 					break
 				}
-				a.failScaleUp(p, c, now)
+				a.failScaleUp(p, c, now, reservationFull)
 				failed = true
 				break
 			}
@@ -233,8 +237,15 @@ func (a *Autoscaler) checkingCapacity(c candidate, now time.Time) bool {
 // failScaleUp is GKE's answer to a scale-up that found no capacity: a FailedScaleUp event on the pod, the pool backed
 // off, and for a ComputeClass priority that describes nodes (not one naming pools, and not the last one) the whole
 // priority backed off for 5 minutes, so that the next priority is tried.
-func (a *Autoscaler) failScaleUp(p *corev1.Pod, c candidate, now time.Time) {
-	a.recorder.Eventf(p, corev1.EventTypeWarning, ReasonFailedScaleUp, outOfResourcesTemplate, c.t.zone)
+func (a *Autoscaler) failScaleUp(p *corev1.Pod, c candidate, now time.Time, reservationFull bool) {
+	if reservationFull {
+		// GKE's autoscaler classes a full reservation RESERVATION_CAPACITY_EXCEEDED (OtherErrorClass), not out of
+		// resources (kubernetes/autoscaler#7319); its event's words for it are not on record.
+		_, name, _ := strings.Cut(c.t.reservation, "/")
+		a.recorder.Eventf(p, corev1.EventTypeWarning, ReasonFailedScaleUp, reservationFullTemplate, c.t.zone, name, c.t.sliceNodes)
+	} else {
+		a.recorder.Eventf(p, corev1.EventTypeWarning, ReasonFailedScaleUp, outOfResourcesTemplate, c.t.zone)
+	}
 	a.backOff(c.t.key(), now)
 	if c.class != nil && c.prio < len(c.class.priorities)-1 && !c.class.priorities[c.prio].byNodepools() {
 		a.ruleBackoffs[ruleKey(c.class.name, c.prio)] = now.Add(a.scaled(gkeRuleBackoff))

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/clusterscope"
+	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/testutil"
 	"github.com/dwsfallback/terraform-provider-dwsfallback/internal/wellknown"
 )
 
@@ -254,5 +255,27 @@ func TestAccRayJob_stockoutFailsEarly(t *testing.T) {
 				},
 			},
 		},
+	})
+}
+
+// TestAccRayJob_reservationFullFailsEarly: plan A on a specific reservation that another team's pool has filled. The
+// job's scale-up fails as GKE's autoscaler classes it (RESERVATION_CAPACITY_EXCEEDED, not out of resources), and the
+// wait fails early with what to do about a reservation.
+func TestAccRayJob_reservationFullFailsEarly(t *testing.T) {
+	stackTest(t, 1)
+	createRayCluster(t, "acc-resfull")
+	addReservation(t, "acc-res-full", 4)
+	g := testutil.NewGcloud(t, emuEndpoint, testProject, testToken)
+	g.Run("container", "node-pools", "create", "other-team", "--cluster=acc-resfull", "--location="+testLocation,
+		"--machine-type=ct6e-standard-4t", "--tpu-topology=4x4", "--reservation-affinity=specific", "--reservation=acc-res-full", "--num-nodes=4")
+	cfg := reservationPairConfig("acc-resfull", "acc-res-full", "") + queueConfig("acc-resfull", "resfull", 16) +
+		jobsConfig("acc-resfull", "resfull", []int{1}, `wait_for = "running"
+  timeouts = { create = "10m" }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config:      cfg,
+			ExpectError: patternRE(`(?s)node pool on-demand-pool.*reservation acc-res-full has no room for 4 more VMs \(RESERVATION_CAPACITY_EXCEEDED\).*within the reservation`),
+		}},
 	})
 }

@@ -147,6 +147,10 @@ func noNodeFor(ctx context.Context, c *kube.Clients, pods []corev1.Pod, now time
 			e = f
 		}
 		switch {
+		case e.Reason == "FailedScaleUp" && strings.Contains(e.Message, reservationCapacityExceeded):
+			return stuckMessage(p, e.Message, "The reservation the pool takes its nodes from has no room left, and the pool takes "+
+				"nodes from it only: keep this flavor's quota in dwsfallback_kueue_queue within the reservation (the pool pair's "+
+				"plan says what fits), so that Kueue sends the rest to the next flavor (e.g. dws), or free reserved VMs."), nil
 		case e.Reason == "FailedScaleUp":
 			return stuckMessage(p, e.Message, "GKE could not add nodes there. Kueue admitted the job on quota, not on capacity: "+
 				"wait and apply again, or lower this flavor's quota in dwsfallback_kueue_queue to what the pool can really get, so "+
@@ -185,6 +189,10 @@ func classStatusWords(ctx context.Context, c *kube.Clients, class string) string
 	return fmt.Sprintf("ComputeClass %s: %s. GKE tries the next priority while one is backed off; when none is left, "+
 		"the pod waits (whenUnsatisfiable).", class, strings.Join(words, "; "))
 }
+
+// reservationCapacityExceeded is the class GKE's cluster autoscaler gives a scale-up that a full reservation refuses
+// (kubernetes/autoscaler#7319).
+const reservationCapacityExceeded = "RESERVATION_CAPACITY_EXCEEDED"
 
 func notTriggerAdvice(msg string) string {
 	switch {

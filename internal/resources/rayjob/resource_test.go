@@ -439,6 +439,32 @@ func TestNoNodeForClassPods(t *testing.T) {
 	}
 }
 
+// TestNoNodeForFullReservation: a scale-up that a full reservation refused (GKE's class RESERVATION_CAPACITY_EXCEEDED)
+// is reported with what to do about a reservation, not about a zone out of capacity.
+func TestNoNodeForFullReservation(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	pod := corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "job-worker", Namespace: "default", UID: "w1"},
+		Spec:       corev1.PodSpec{NodeSelector: map[string]string{wellknown.NodePoolLabel: "on-demand-pool"}},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+			Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}}},
+	}
+	failed := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e1", Namespace: "default"}, Reason: "FailedScaleUp",
+		Message:        "gkeemu: node scale up in zone us-east5-b failed: reservation tpu-res has no room for 4 more VMs (RESERVATION_CAPACITY_EXCEEDED).",
+		InvolvedObject: corev1.ObjectReference{UID: "w1"}, Source: corev1.EventSource{Component: autoscalerSource}, LastTimestamp: metav1.NewTime(now.Add(-time.Second))}
+	c := &kube.Clients{Host: "https://k", Core: k8sfake.NewSimpleClientset(failed).CoreV1()}
+	got, err := noNodeFor(context.Background(), c, []corev1.Pod{pod}, now)
+	for _, want := range []string{"node pool on-demand-pool", "reservation tpu-res has no room", "within the reservation"} {
+		if err != nil || !strings.Contains(got, want) {
+			t.Errorf("noNodeFor = %q (%v); want it to say %q", got, err, want)
+		}
+	}
+	if strings.Contains(got, "GKE could not add nodes there") {
+		t.Errorf("noNodeFor = %q; a full reservation is not a zone out of capacity", got)
+	}
+}
+
 // A RayJob gone before its destroy (an earlier destroy failed waiting for its Workloads) is found by its Workloads'
 // owner, so the destroy still waits for them; another job's Workloads are not its.
 func TestOrphanedWorkloadOwner(t *testing.T) {
