@@ -110,20 +110,21 @@ var transientCodes = []int{http.StatusTooManyRequests, http.StatusServiceUnavail
 // GKE's refusal of a second operation on a busy cluster, which it asks callers to retry.
 func (c *Client) retryer(busy bool) gax.Retryer {
 	bo := gax.Backoff{Initial: c.backoff.Initial, Max: c.backoff.Max, Multiplier: c.backoff.Multiplier}
-	codes := gax.OnHTTPCodes(bo, transientCodes...)
-	if !busy {
-		return codes
-	}
-	return &busyRetryer{codes: codes, backoff: bo}
+	return &gkeRetryer{codes: gax.OnHTTPCodes(bo, transientCodes...), backoff: bo, busy: busy}
 }
 
-type busyRetryer struct {
+type gkeRetryer struct {
 	codes   gax.Retryer
 	backoff gax.Backoff
+	busy    bool
 }
 
-func (r *busyRetryer) Retry(err error) (time.Duration, bool) {
-	if IsClusterBusy(err) {
+func (r *gkeRetryer) Retry(err error) (time.Duration, bool) {
+	switch {
+	case IsReservationShortfall(err):
+		// A 429, but not throttling: only reserved VMs freed elsewhere lift it, so the user hears of it now.
+		return 0, false
+	case r.busy && IsClusterBusy(err):
 		return r.backoff.Pause(), true
 	}
 	return r.codes.Retry(err)
@@ -254,6 +255,15 @@ func IsClusterBusy(err error) bool {
 	}
 	return strings.Contains(ge.Message, "is running incompatible operation") || strings.Contains(ge.Message, "Please wait and try again") ||
 		strings.Contains(ge.Message, "is currently")
+}
+
+// IsReservationShortfall reports Compute Engine's refusal, with a 429, of node pool VMs that the specific reservation
+// the pool names cannot hold: "Reservation does not have enough resources for the request: specific reservation ...
+// is insufficient for node pool ..." (GoogleCloudPlatform/gsutil#1000).
+func IsReservationShortfall(err error) bool {
+	var ge *googleapi.Error
+	return errors.As(err, &ge) && ge.Code == http.StatusTooManyRequests &&
+		strings.Contains(ge.Message, "Reservation does not have enough resources for the request")
 }
 
 func httpCode(err error) int {

@@ -138,6 +138,28 @@ func TestMutateDoesNotRetryBadRequests(t *testing.T) {
 	}
 }
 
+// A pool its reservation cannot hold is refused with a 429 that is not throttling: it is final, not retried until the
+// create timeout.
+func TestMutateDoesNotRetryReservationShortfall(t *testing.T) {
+	c, emu := newClient(t, 10*time.Millisecond)
+	if err := emu.AddReservation(gkeemu.Reservation{Zone: "us-east5-b", Name: "small", MachineType: "ct6e-standard-4t", Count: 2}); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Mutate(context.Background(), cluster, func(ctx context.Context) (*containerpb.Operation, error) {
+		return c.API().CreateNodePool(ctx, &containerpb.CreateNodePoolRequest{Parent: cluster, NodePool: &containerpb.NodePool{
+			Name: "r", InitialNodeCount: 4, PlacementPolicy: &containerpb.NodePool_PlacementPolicy{TpuTopology: "4x4"},
+			Config: &containerpb.NodeConfig{MachineType: "ct6e-standard-4t", ReservationAffinity: &containerpb.ReservationAffinity{
+				ConsumeReservationType: containerpb.ReservationAffinity_SPECIFIC_RESERVATION, Key: "compute.googleapis.com/reservation-name", Values: []string{"small"}}},
+		}})
+	}, nil)
+	if !gke.IsReservationShortfall(err) {
+		t.Fatalf("Mutate() = %v, want Compute's reservation shortfall", err)
+	}
+	if got := emu.Calls()["CreateNodePool"]; got != 1 {
+		t.Errorf("CreateNodePool called %d times, want 1: a reservation shortfall is final", got)
+	}
+}
+
 func TestErrorClassification(t *testing.T) {
 	c, _ := newClient(t, 10*time.Millisecond)
 	_, err := c.API().GetNodePool(context.Background(), &containerpb.GetNodePoolRequest{Name: cluster + "/nodePools/missing"})
