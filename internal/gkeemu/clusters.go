@@ -178,7 +178,7 @@ func (s *Server) createCluster(r *request) (proto.Message, *apiError) {
 	}
 	c := &cluster{pb: pb, project: project, nodeCounts: map[string]int{}}
 	for _, np := range pb.NodePools {
-		if e := s.validateNodePool(np); e != nil {
+		if e := s.validateNodePool(np, poolZones(c, np)[0]); e != nil {
 			return nil, e
 		}
 		s.fillNodePool(c, np)

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	rpccode "google.golang.org/genproto/googleapis/rpc/code"
@@ -98,7 +99,7 @@ func workloadPolicySlice(np *containerpb.NodePool, m catalog.MachineType) (catal
 // validateGPUs applies the rules of GPU machine types: the accelerators a known type comes with, and which
 // provisioning its family offers (Compute Engine "Accelerator-optimized machine family"). A GPU machine type the
 // catalog does not know does not exist, as far as this emulator can tell.
-func validateGPUs(np *containerpb.NodePool) *apiError {
+func validateGPUs(np *containerpb.NodePool, zone string) *apiError {
 	cfg := np.GetConfig()
 	mt := cfg.GetMachineType()
 	if !catalog.IsGPU(mt) {
@@ -106,7 +107,7 @@ func validateGPUs(np *containerpb.NodePool) *apiError {
 	}
 	g, ok := catalog.LookupGPU(mt)
 	if !ok {
-		return invalid("Invalid machine type %q: machine type not found in zone.", mt)
+		return machineTypeNotFound(mt, zone)
 	}
 	accs := cfg.GetAccelerators()
 	if len(accs) > 1 || (len(accs) == 1 && (accs[0].GetAcceleratorType() != g.Accelerator || accs[0].GetAcceleratorCount() != int64(g.Count))) {
@@ -131,7 +132,7 @@ func describeAccelerators(accs []*containerpb.AcceleratorConfig) string {
 
 // validateNodePool applies GKE's creation rules for what the DWS fallback setup touches: names, TPU machine types and
 // topologies, autoscaling bounds, and the flex-start and queued-provisioning constraints.
-func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
+func (s *Server) validateNodePool(np *containerpb.NodePool, zone string) *apiError {
 	if !nameRE.MatchString(np.Name) {
 		return invalid("Invalid value for field \"node_pool.name\": %q. Must be a match of regex '(?:[a-z](?:[-a-z0-9]{0,38}[a-z0-9])?)' (only lowercase alphanumerics and '-' allowed, must start with a letter and end with an alphanumeric, and must be no longer than 40 characters).", np.Name)
 	}
@@ -145,7 +146,7 @@ func (s *Server) validateNodePool(np *containerpb.NodePool) *apiError {
 	if e != nil {
 		return e
 	}
-	if e := validateGPUs(np); e != nil {
+	if e := validateGPUs(np, zone); e != nil {
 		return e
 	}
 	if np.InitialNodeCount < 0 {
@@ -348,7 +349,7 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	if c.pb.Status != containerpb.Cluster_RUNNING {
 		return nil, errorf(codes.FailedPrecondition, "gkeemu: cluster %s is %s; node pools can be created only in a RUNNING cluster.", c.pb.Name, c.pb.Status)
 	}
-	if e := s.validateNodePool(np); e != nil {
+	if e := s.validateNodePool(np, poolZones(c, np)[0]); e != nil {
 		return nil, e
 	}
 	if e := cmp.Or(checkLocations(c, np, np.Config.GetMachineType(), np.Locations), checkClusterZones(c, np)); e != nil {
@@ -371,14 +372,18 @@ func (s *Server) createNodePool(r *request) (proto.Message, *apiError) {
 	stockout := s.takeStockout(c.pb.Name, np.Name)
 	sl, _ := slice(np) // validateNodePool checked it
 	gang := gangSizeError(sl, np.InitialNodeCount)
+	start := s.opts.Now()
 	return s.startOp(c, containerpb.Operation_CREATE_NODE_POOL, name, func() *apiError {
 		if gang != nil {
 			np.Status, np.StatusMessage = containerpb.NodePool_ERROR, gang.message
 			return gang
 		}
 		if stockout {
-			msg := fmt.Sprintf("Instance '%s' creation failed: GCE_STOCKOUT: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request. Try a different zone, or try again later.",
-				fmt.Sprintf("gke-%s-%s-0000", c.pb.Name, np.Name), c.project, poolZones(c, np)[0])
+			// GKE's shape, with the managed instance group's wait and the instance's error (akka/akka-core#32992).
+			msg := fmt.Sprintf("Google Compute Engine: Not all instances running in IGM after %s. Expected %d, running 0, transitioning 0. "+
+				"Current errors: [GCE_STOCKOUT]: Instance '%s' creation failed: The zone 'projects/%s/zones/%s' does not have enough "+
+				"resources available to fulfill the request. '(resource type:compute)'.",
+				s.opts.Now().Sub(start).Round(time.Millisecond), max(np.InitialNodeCount, 1), fmt.Sprintf("gke-%s-%s-0000", c.pb.Name, np.Name), c.project, poolZones(c, np)[0])
 			np.Status = containerpb.NodePool_ERROR
 			np.StatusMessage = msg
 			np.Conditions = []*containerpb.StatusCondition{{

@@ -167,10 +167,10 @@ func TestAcceleratorRules(t *testing.T) {
 		"wrong gpu count":              {pool("a3-highgpu-8g", gpus("nvidia-h100-80gb", 4)), "gkeemu: machine type a3-highgpu-8g comes with 8 x nvidia-h100-80gb, but the pool asks for 4 x nvidia-h100-80gb"},
 		"a3-highgpu-1g on demand":      {pool("a3-highgpu-1g", gpus("nvidia-h100-80gb", 1)), "gkeemu: machine type a3-highgpu-1g is offered only as Spot or flex-start VMs"},
 		"a4x flex-start":               {pool("a4x-highgpu-4g", func(np *containerpb.NodePool) { np.Config.FlexStart = boolPtr(true) }), "gkeemu: machine type a4x-highgpu-4g is not offered as flex-start VMs"},
-		"gpu machine type that is not": {pool("a9-futuregpu-8g", nil), "machine type not found"},
+		"gpu machine type that is not": {pool("a9-futuregpu-8g", nil), `Invalid machine type "a9-futuregpu-8g" in zone "us-east5-b": GCE_NOT_FOUND`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			e := s.validateNodePool(tc.np)
+			e := s.validateNodePool(tc.np, "us-east5-b")
 			switch {
 			case tc.want == "" && e != nil:
 				t.Errorf("refused: %v", e.message)

@@ -33,7 +33,7 @@ resource "dwsfallback_gpu_pool_pair" "test" {
 }
 `, ref.Name),
 			warning: "GPU machine type not known to this provider",
-			refusal: `Invalid machine type "a9-futuregpu-8g": machine type not found in zone.`,
+			refusal: `Invalid machine type "a9-futuregpu-8g" in zone "us-east5-b": GCE_NOT_FOUND`,
 		},
 	} {
 		tf := newTFRun(t, tc.config, "DWSFALLBACK_CONTAINER_ENDPOINT="+emuEndpoint)
