@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -215,7 +214,7 @@ func TestAccFaults_slowerThanTimeout(t *testing.T) {
 			{
 				PreConfig:   func() { slow.SlowOperations(5 * time.Second) },
 				Config:      withTimeout,
-				ExpectError: regexp.MustCompile(`(?s)creating TPU node pool \(od\).*(deadline|timed out)`),
+				ExpectError: patternRE(`(?s)creating TPU node pool \(od\).*deadline exceeded.*timeouts.create \(\S+\) ran out while GKE was still working`),
 			},
 			{
 				PreConfig: func() { slow.SlowOperations(0) },

@@ -107,7 +107,7 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 			resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 		}, &resp.Diagnostics)
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, p.Name.ValueString()), err.Error())
+			resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, p.Name.ValueString()), withTimeoutAdvice(err, "create", timeout))
 			return
 		}
 		// Each pool is read back as it finishes, so state is complete without listing the pools again.
@@ -124,7 +124,7 @@ func (r *poolPairResource[M, P]) Create(ctx context.Context, req resource.Create
 		resp.Diagnostics.Append(resp.State.Set(ctx, &st)...)
 		for _, name := range slicePoolNames(p.Name.ValueString(), P(&plan).slices())[1:] {
 			if _, err := r.createSlicePool(ctx, client, ref, role, p, P(&plan), name, &resp.Diagnostics); err != nil {
-				resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, name), err.Error())
+				resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, name), withTimeoutAdvice(err, "create", timeout))
 				return
 			}
 		}
@@ -294,7 +294,7 @@ func (r *poolPairResource[M, P]) Update(ctx context.Context, req resource.Update
 			save()
 		}, &resp.Diagnostics)
 		if err != nil {
-			resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, want.Name.ValueString()), err.Error())
+			resp.Diagnostics.AddError(fmt.Sprintf("creating %s node pool (%s)", r.kind.noun, want.Name.ValueString()), withTimeoutAdvice(err, "update", timeout))
 			return
 		}
 		pools[np.GetName()] = np
