@@ -15,6 +15,7 @@ import (
 
 	"cloud.google.com/go/container/apiv1/containerpb"
 	"github.com/googleapis/gax-go/v2"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"google.golang.org/api/compute/v1"
 	"google.golang.org/api/googleapi"
 )
@@ -179,7 +180,15 @@ func (c *Client) Mutate(ctx context.Context, cluster string, start func(context.
 // Wait polls op (whose resource name is name) until it is DONE and returns its error, if it ended with one.
 func (c *Client) Wait(ctx context.Context, name string, op *containerpb.Operation) error {
 	var wait time.Duration
+	start, logged, lastStatus := time.Now(), time.Time{}, containerpb.Operation_STATUS_UNSPECIFIED
 	for op.GetStatus() != containerpb.Operation_DONE {
+		// What would otherwise be a bare "Still creating...": the operation, its status and how long it has run,
+		// when the status changes and at least every progressEvery (TF_LOG=info shows it).
+		if now := time.Now(); op.GetStatus() != lastStatus || now.Sub(logged) >= progressEvery {
+			lastStatus, logged = op.GetStatus(), now
+			tflog.Info(ctx, fmt.Sprintf("GKE operation %s (%s%s): %s for %s", op.GetName(), op.GetOperationType(),
+				operationTarget(op), op.GetStatus(), now.Sub(start).Round(time.Second)))
+		}
 		wait = c.backoff.next(wait)
 		if err := sleep(ctx, wait); err != nil {
 			return fmt.Errorf("waiting for operation %s (%s, last status %s): %w", op.GetName(), op.GetOperationType(), op.GetStatus(), err)
@@ -199,6 +208,18 @@ func (c *Client) Wait(ctx context.Context, name string, op *containerpb.Operatio
 		return &OperationError{Operation: op.GetName(), Type: op.GetOperationType().String(), Message: e.GetMessage()}
 	}
 	return nil
+}
+
+// progressEvery is how often a wait logs an operation whose status has not changed.
+const progressEvery = 30 * time.Second
+
+// operationTarget is " on " and what the operation works on, from its target link (clusters/C/nodePools/P), or "".
+func operationTarget(op *containerpb.Operation) string {
+	t := op.GetTargetLink()
+	if i := strings.Index(t, "/clusters/"); i >= 0 {
+		return " on " + t[i+1:]
+	}
+	return ""
 }
 
 func (c *Client) lock(cluster string) *sync.Mutex {

@@ -1,6 +1,7 @@
 package gke_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"maps"
@@ -13,6 +14,7 @@ import (
 
 	container "cloud.google.com/go/container/apiv1"
 	"cloud.google.com/go/container/apiv1/containerpb"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 	"golang.org/x/oauth2"
 	"google.golang.org/api/option"
 
@@ -157,6 +159,19 @@ func TestMutateDoesNotRetryReservationShortfall(t *testing.T) {
 	}
 	if got := emu.Calls()["CreateNodePool"]; got != 1 {
 		t.Errorf("CreateNodePool called %d times, want 1: a reservation shortfall is final", got)
+	}
+}
+
+// A wait says what it waits for (TF_LOG=info), so that a long create is not a bare "Still creating...".
+func TestWaitLogsProgress(t *testing.T) {
+	c, _ := newClient(t, 100*time.Millisecond)
+	var out bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &out)
+	if err := c.Mutate(ctx, cluster, createPool(c, "logged"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "GKE operation") || !strings.Contains(got, "CREATE_NODE_POOL") || !strings.Contains(got, "RUNNING for") {
+		t.Errorf("log of the wait:\n%s\nwant the operation, its type and its status", got)
 	}
 }
 
