@@ -143,7 +143,7 @@ func CredentialsHint(host string, err error) error {
 			"block's token) and apply again: %w", host, err)
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("the API server %s accepted the credentials but does not allow this (403 Forbidden); grant the "+
-			"identity cluster-admin or the RBAC rules in the provider's docs: %w", host, err)
+			"identity cluster-admin, or the RBAC rules listed for this resource under Permissions on the provider's index page: %w", host, err)
 	}
 	return nil
 }
