@@ -50,7 +50,7 @@ func TestAccTPUPoolPair_secondaryBootDisks(t *testing.T) {
 			},
 			{
 				Config:      nodeSettingsConfig("sbd-terraform", `secondary_boot_disks = [{ disk_image = "global/images/missing" }]`),
-				ExpectError: regexp.MustCompile(`projects/` + testProject + `/global/images/missing' was not found`),
+				ExpectError: messageRE("projects/" + testProject + "/global/images/missing' was not found"),
 			},
 		},
 	})
