@@ -37,4 +37,4 @@ fi
 
 # As Terraform's release builds set it (version.dev=no): `terraform version` then says $version, without "-dev".
 GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" -o "$out" .
-"$out" version | head -1
+"$out" version
