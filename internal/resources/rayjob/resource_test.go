@@ -407,17 +407,8 @@ func TestReadSpecGPU(t *testing.T) {
 func TestNoNodeForClassPods(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	pod := corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "job-worker", Namespace: "default", UID: "w1"},
-		Spec:       corev1.PodSpec{NodeSelector: map[string]string{wellknown.ComputeClassLabel: "tpu-fallback"}},
-		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
-			Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}}},
-	}
-	event := func(name, reason, msg string, at time.Time) *corev1.Event {
-		return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Reason: reason, Message: msg,
-			InvolvedObject: corev1.ObjectReference{UID: "w1"}, Source: corev1.EventSource{Component: autoscalerSource},
-			LastTimestamp: metav1.NewTime(at)}
-	}
+	pod := unschedulableWorker(wellknown.ComputeClassLabel, "tpu-fallback", now)
+	event := workerEvent
 	class := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": map[string]any{"name": "tpu-fallback"},
 		"status": map[string]any{"priorityStatuses": []any{map[string]any{"identifier": "0", "conditions": []any{map[string]any{
@@ -444,15 +435,9 @@ func TestNoNodeForClassPods(t *testing.T) {
 func TestNoNodeForFullReservation(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	pod := corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "job-worker", Namespace: "default", UID: "w1"},
-		Spec:       corev1.PodSpec{NodeSelector: map[string]string{wellknown.NodePoolLabel: "on-demand-pool"}},
-		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
-			Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}}},
-	}
-	failed := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e1", Namespace: "default"}, Reason: "FailedScaleUp",
-		Message:        "gkeemu: node scale up in zone us-east5-b failed: reservation tpu-res has no room for 4 more VMs (RESERVATION_CAPACITY_EXCEEDED).",
-		InvolvedObject: corev1.ObjectReference{UID: "w1"}, Source: corev1.EventSource{Component: autoscalerSource}, LastTimestamp: metav1.NewTime(now.Add(-time.Second))}
+	pod := unschedulableWorker(wellknown.NodePoolLabel, "on-demand-pool", now)
+	failed := workerEvent("e1", "FailedScaleUp",
+		"gkeemu: node scale up in zone us-east5-b failed: reservation tpu-res has no room for 4 more VMs (RESERVATION_CAPACITY_EXCEEDED).", now.Add(-time.Second))
 	c := &kube.Clients{Host: "https://k", Core: k8sfake.NewSimpleClientset(failed).CoreV1()}
 	got, err := noNodeFor(context.Background(), c, []corev1.Pod{pod}, now)
 	for _, want := range []string{"node pool on-demand-pool", "reservation tpu-res has no room", "within the reservation"} {
@@ -463,6 +448,23 @@ func TestNoNodeForFullReservation(t *testing.T) {
 	if strings.Contains(got, "GKE could not add nodes there") {
 		t.Errorf("noNodeFor = %q; a full reservation is not a zone out of capacity", got)
 	}
+}
+
+// unschedulableWorker is a job's worker pod that selects key=value and has waited a minute for a node.
+func unschedulableWorker(key, value string, now time.Time) corev1.Pod {
+	return corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "job-worker", Namespace: "default", UID: "w1"},
+		Spec:       corev1.PodSpec{NodeSelector: map[string]string{key: value}},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+			Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(now.Add(-time.Minute))}}},
+	}
+}
+
+// workerEvent is the cluster autoscaler's event on that pod.
+func workerEvent(name, reason, msg string, at time.Time) *corev1.Event {
+	return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Reason: reason, Message: msg,
+		InvolvedObject: corev1.ObjectReference{UID: "w1"}, Source: corev1.EventSource{Component: autoscalerSource},
+		LastTimestamp: metav1.NewTime(at)}
 }
 
 // A RayJob gone before its destroy (an earlier destroy failed waiting for its Workloads) is found by its Workloads'
